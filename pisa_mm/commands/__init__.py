@@ -1,0 +1,1 @@
+"""Subcommands of the `pisa-mm` command line, one module each."""

@@ -1,0 +1,140 @@
+"""Event structures: every event each work-item may perform, as a tree of paths per work-item."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from pisa_mm.errors import Span
+from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
+from pisa_mm.events.layout import Layout
+from pisa_mm.values.expr import Expr
+
+__all__ = [
+    "Event",
+    "EventStructure",
+    "Kind",
+    "Location",
+    "Order",
+    "Path",
+    "Placement",
+    "Scope",
+    "Space",
+    "Tag",
+    "ThreadStructure",
+]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Location:
+    """A location instance: byte `offset` of variable `var`.
+
+    `instance` is the work-group of a `.shared` location and the work-item of a `.private`
+    one (each has its own copy), None for `.global` and `.const`.
+    """
+
+    var: str
+    offset: int
+    instance: int | None
+    space: Space = field(compare=False)
+
+    def __str__(self) -> str:
+        name = f"@{self.var}" if self.offset == 0 else f"@{self.var}+{self.offset}"
+        if self.space is Space.SHARED:
+            return f"wg{self.instance}:{name}"
+        if self.space is Space.PRIVATE:
+            return f"P{self.instance}:{name}"
+        return name
+
+
+@dataclass(frozen=True, slots=True)
+class Placement:
+    """Where a thread runs. Host threads have no sub-group, work-group or NDRange."""
+
+    host: bool
+    gpu: int | None
+    wg: int | None
+    sg: int | None
+    lane: int | None  # index among the work-items of its sub-group, in thread order
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One event. Ids are dense 0..n-1 in the structure; init writes come first.
+
+    `addr` is the address expression of a memory access (a Const when statically known);
+    `locs` the location instances it may access (exactly one when `addr` is a Const).
+    `value` is the value written (W) or contributed (COLLECTIVE); a read's value is
+    `ReadValue(id)`. `guard` is the conjunction of the branch conditions taken before the
+    event on its path: the event happens iff its thread follows a path through it and the
+    guard holds. `parent` is the po-predecessor in the thread's tree (None at the root);
+    async-copy events have `parent` set to the last event before their issue point.
+    """
+
+    id: int
+    thread: int | None  # None for init writes
+    kind: Kind
+    tag: Tag
+    order: Order
+    scope: Scope | None  # effective scope of atomics and fences; None for NA accesses
+    spaces: frozenset[Space]  # an access: its location's space; a fence: the spaces covered
+    width: int  # bits; 0 for fences, EXIT and collectives
+    addr: Expr | None
+    locs: frozenset[Location]
+    value: Expr | None
+    guard: Expr
+    parent: int | None
+    generic: bool = False  # written with .generic addressing
+    barrier_index: int | None = None  # k for the k-th barrier (0-based) of its work-item
+    collective_index: int | None = None  # k for the k-th collective of its work-item
+    instr: int | None = None  # static instruction id (for `sinstr`); None for init writes
+    span: Span | None = None
+    text: str = ""  # the PISA source line, for reports
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """One complete path of a work-item: its events in program order and its final registers.
+
+    `cut` is True when the path was truncated by the unroll bound; engines must report
+    executions that use such a path rather than drop them.
+    """
+
+    events: tuple[int, ...]
+    guard: Expr
+    final_regs: tuple[tuple[str, Expr], ...]
+    returned: bool
+    cut: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadStructure:
+    index: int
+    name: str  # "P0"
+    placement: Placement
+    paths: tuple[Path, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class EventStructure:
+    """Everything an engine needs about one litmus test's program, independent of the model.
+
+    Static relations are sets of (event id, event id) pairs; a pair holds in an execution iff
+    both events happen. `po` and `aso` are transitive. `rmw` pairs an RMW's read with its write
+    (only on the success path of a cas). Dependencies: `addr`, `data`, `ctrl` from reads.
+    """
+
+    name: str
+    events: tuple[Event, ...]
+    threads: tuple[ThreadStructure, ...]
+    po: frozenset[tuple[int, int]]
+    aso: frozenset[tuple[int, int]]
+    rmw: frozenset[tuple[int, int]]
+    addr: frozenset[tuple[int, int]]
+    data: frozenset[tuple[int, int]]
+    ctrl: frozenset[tuple[int, int]]
+    init: tuple[tuple[Location, int], ...]  # initial value of every location instance
+    layout: Layout
+    unroll: int
+
+    def event(self, eid: int) -> Event:
+        return self.events[eid]

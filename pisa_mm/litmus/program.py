@@ -1,0 +1,472 @@
+"""The checked litmus program: decoded, validated instructions that builders and machines run.
+
+The parser turns text into a syntax tree; validation decodes every instruction's qualifiers
+against the PISA tables into these types. Everything downstream (the event-structure
+builder, the operational machine, reports) reads only this module's types.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from pisa_mm.errors import Span
+from pisa_mm.events.kinds import Order, Scope, Space
+from pisa_mm.values.expr import FpFormat
+
+
+class AddrSpace(enum.Enum):
+    """The address-space qualifier as written (GENERIC resolves at run time, PISA 3.3.1)."""
+
+    GLOBAL = "global"
+    SHARED = "shared"
+    GENERIC = "generic"
+    PRIVATE = "private"
+    CONST = "const"
+
+
+# ---------------------------------------------------------------- operands
+
+
+@dataclass(frozen=True, slots=True)
+class Reg:
+    """A register or one element of a vector register (`%v.y` is Reg("v", 1))."""
+
+    name: str
+    elem: int | None = None
+    span: Span | None = None
+
+    def __str__(self) -> str:
+        return f"%{self.name}" if self.elem is None else f"%{self.name}.{'xyzw'[self.elem]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Pred:
+    """A predicate register, possibly negated (`!%p`)."""
+
+    name: str
+    negated: bool = False
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Imm:
+    """An immediate, already converted to the operand's bit pattern (PISA 3.2)."""
+
+    value: int
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class VarRef:
+    """The address of a memory variable (`@x`)."""
+
+    name: str
+    span: Span | None = None
+
+
+Operand = Reg | Imm | VarRef
+
+
+@dataclass(frozen=True, slots=True)
+class Address:
+    """`[base]` or `[base + offset]`; offsets in bytes (PISA 3.3)."""
+
+    base: Reg | VarRef | Imm
+    offset: Reg | Imm | None
+    span: Span | None = None
+
+
+# ---------------------------------------------------------------- instructions
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """`ld`: `order` None is a weak (non-atomic) access; `vec` is 1 for scalars."""
+
+    dst: Reg
+    addr: Address
+    space: AddrSpace
+    order: Order | None
+    scope: Scope | None
+    width: int
+    vec: int
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    addr: Address
+    src: Reg | Imm
+    space: AddrSpace
+    order: Order | None
+    scope: Scope | None
+    width: int
+    vec: int
+
+
+class IAtomOp(enum.Enum):
+    """PISA 8.2's 15 integer atomic operations."""
+
+    ADD = "add"
+    SUB = "sub"
+    SMIN = "smin"
+    SMAX = "smax"
+    UMIN = "umin"
+    UMAX = "umax"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+    XCHG = "xchg"
+    CAS = "cas"
+    INC = "inc"
+    DEC = "dec"
+    INCWRAP = "incwrap"
+    DECWRAP = "decwrap"
+
+
+class FAtomOp(enum.Enum):
+    """PISA 8.1's 5 floating-point atomic operations."""
+
+    ADD = "add"
+    SUB = "sub"
+    MIN = "min"
+    MAX = "max"
+    CAS = "cas"
+
+
+@dataclass(frozen=True, slots=True)
+class IAtom:
+    op: IAtomOp
+    dst: Reg
+    addr: Address
+    src0: Reg | Imm | None
+    src1: Reg | Imm | None
+    space: AddrSpace
+    order: Order  # RLX when `.relaxed` or no order is written
+    scope: Scope  # SYS for relaxed (model-decisions: relaxed atomics have system scope)
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class FAtom:
+    op: FAtomOp
+    fmt: FpFormat
+    dst: Reg
+    addr: Address
+    src0: Reg | Imm
+    src1: Reg | Imm | None
+    space: AddrSpace
+    order: Order
+    scope: Scope
+
+
+@dataclass(frozen=True, slots=True)
+class Fence:
+    """A fence; `spaces` is what it orders (PISA 9.2: no space or .generic = both)."""
+
+    spaces: frozenset[Space]
+    order: Order
+    scope: Scope
+
+
+@dataclass(frozen=True, slots=True)
+class Barrier:
+    """`barrier.workgroup` (PISA 9.1)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CpAsync:
+    """`cp.async.shared.global [dst], [src], size`: `size` bytes, global -> shared."""
+
+    dst: Address
+    src: Address
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class CommitGroup:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class WaitGroup:
+    """`cp.async.wait_group n`; `cp.async.wait_all` is decoded as CommitGroup + WaitGroup(0)."""
+
+    n: int
+
+
+class AluOp(enum.Enum):
+    """Register data flow of the litmus format; each maps to one value-IR operator."""
+
+    MOV = "mov"
+    ADD = "add"
+    SUB = "sub"
+    SMUL = "smul"  # low half
+    UMUL = "umul"
+    AND = "and"
+    OR = "or"
+    XOR = "xor"
+    NOT = "not"
+    SHL = "shl"
+    SHR = "shr"  # logical
+    ASR = "asr"  # arithmetic
+    SMIN = "smin"
+    SMAX = "smax"
+    UMIN = "umin"
+    UMAX = "umax"
+    NEG = "neg"
+
+
+@dataclass(frozen=True, slots=True)
+class Alu:
+    op: AluOp
+    dst: Reg
+    srcs: tuple[Reg | Imm | VarRef, ...]
+    width: int
+
+
+class CmpOp(enum.Enum):
+    EQ = "eq"
+    NE = "ne"
+    LT = "lt"
+    LE = "le"
+    GT = "gt"
+    GE = "ge"
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """`scmp`/`ucmp`: sets predicate `dst`."""
+
+    op: CmpOp
+    signed: bool
+    dst: Pred
+    a: Reg | Imm
+    b: Reg | Imm
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class Select:
+    """`sel`: dst = cond ? a : b."""
+
+    dst: Reg
+    cond: Pred
+    a: Reg | Imm
+    b: Reg | Imm
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class AddrOf:
+    """`addrof`: the address of a variable (PISA 4.2), as a value of `width` bits."""
+
+    dst: Reg
+    var: VarRef
+    width: int
+
+
+@dataclass(frozen=True, slots=True)
+class Goto:
+    label: str
+    cond: Pred | None
+    label_span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Return:
+    cond: Pred | None
+
+
+class CollectiveKind(enum.Enum):
+    SHFL = "shfl"
+    IRED = "ired"
+    REDFIRSTIDX = "redfirstidx"
+
+
+@dataclass(frozen=True, slots=True)
+class Collective:
+    """A sub-group collective (PISA 7); `op` and `mode` keep the qualifiers as decoded."""
+
+    kind: CollectiveKind
+    op: str
+    dst: Reg | Pred
+    srcs: tuple[Reg | Imm | Pred, ...]
+    width: int
+
+
+Op = (
+    Load
+    | Store
+    | IAtom
+    | FAtom
+    | Fence
+    | Barrier
+    | CpAsync
+    | CommitGroup
+    | WaitGroup
+    | Alu
+    | Compare
+    | Select
+    | AddrOf
+    | Goto
+    | Return
+    | Collective
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Instruction:
+    """One decoded instruction; `index` is its position in the thread body (static id)."""
+
+    op: Op
+    index: int
+    span: Span
+    text: str
+    labels: tuple[str, ...] = ()  # labels attached to this instruction
+
+
+# ---------------------------------------------------------------- the test
+
+
+@dataclass(frozen=True, slots=True)
+class VarDecl:
+    """A memory variable; `init` has one bit pattern per element (scalars have count 1)."""
+
+    name: str
+    space: Space
+    width: int
+    count: int
+    init: tuple[int, ...]
+    span: Span
+    thread: int | None = None  # the owning thread of a `.private` variable
+
+
+@dataclass(frozen=True, slots=True)
+class RegInit:
+    thread: int
+    reg: Reg | Pred
+    value: int | VarRef
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ThreadPlacement:
+    """Placement as written and completed with the documented defaults (litmus-format)."""
+
+    host: bool
+    gpu: int | None
+    wg: int | None
+    sg: int | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    index: int
+    placement: ThreadPlacement
+    regs: tuple[tuple[str, int], ...]  # declared registers and their widths (".pred" -> 1)
+    body: tuple[Instruction, ...]
+    span: Span
+
+
+# Observables and conditions (the final-state question)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class RegObs:
+    """`P1:%r0` (or herd's `1:%r0`)."""
+
+    thread: int
+    reg: str
+    elem: int | None = None
+
+    def __str__(self) -> str:
+        r = self.reg if self.elem is None else f"{self.reg}.{'xyzw'[self.elem]}"
+        return f"P{self.thread}:%{r}"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class MemObs:
+    """`@x`, `@a[2]`, `wg1:@s`: a variable element's final value (last write in co)."""
+
+    var: str
+    index: int = 0
+    wg: int | None = None
+
+    def __str__(self) -> str:
+        idx = f"[{self.index}]" if self.index else ""
+        pre = f"wg{self.wg}:" if self.wg is not None else ""
+        return f"{pre}@{self.var}{idx}"
+
+
+Observable = RegObs | MemObs
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """`obs == value` or `obs != value`."""
+
+    obs: Observable
+    value: int
+    negated: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BoolConst:
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    arg: Prop
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    args: tuple[Prop, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    args: tuple[Prop, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Implies:
+    lhs: Prop
+    rhs: Prop
+
+
+Prop = Atom | BoolConst | Not | And | Or | Implies
+
+
+class Quantifier(enum.Enum):
+    EXISTS = "exists"
+    NOT_EXISTS = "~exists"
+    FORALL = "forall"
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    quantifier: Quantifier
+    prop: Prop
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class LitmusTest:
+    """A parsed and validated litmus test."""
+
+    name: str
+    description: str | None
+    metadata: tuple[tuple[str, str], ...]
+    variables: tuple[VarDecl, ...]
+    reg_inits: tuple[RegInit, ...]
+    threads: tuple[Thread, ...]
+    locations: tuple[Observable, ...]
+    condition: Condition
+    path: str
+    source: str
+    warnings: tuple[str, ...] = ()  # rendered warning diagnostics
