@@ -1,0 +1,60 @@
+"""The cat model language: parse, check and load models; evaluate them on one execution."""
+
+from pisa_mm.cat.builtins import BUILTINS, Builtin
+from pisa_mm.cat.eval import (
+    BaseRelations,
+    CheckResult,
+    EvalResult,
+    Evaluator,
+    Step,
+    Witness,
+    evaluate,
+)
+from pisa_mm.cat.loader import SHIPPED_MODELS, load_model, load_model_source
+from pisa_mm.cat.syntax import (
+    Binary,
+    BinaryOp,
+    Check,
+    CheckKind,
+    Definition,
+    Empty,
+    Expr,
+    Model,
+    Name,
+    RecGroup,
+    Ty,
+    Unary,
+    UnaryOp,
+    Universe,
+    format_expr,
+)
+
+__all__ = [
+    "BUILTINS",
+    "SHIPPED_MODELS",
+    "BaseRelations",
+    "Binary",
+    "BinaryOp",
+    "Builtin",
+    "Check",
+    "CheckKind",
+    "CheckResult",
+    "Definition",
+    "Empty",
+    "EvalResult",
+    "Evaluator",
+    "Expr",
+    "Model",
+    "Name",
+    "RecGroup",
+    "Step",
+    "Ty",
+    "Unary",
+    "UnaryOp",
+    "Universe",
+    "Witness",
+    "evaluate",
+    "format_expr",
+    "load_model",
+    "load_model_source",
+]

@@ -1,0 +1,815 @@
+"""Evaluate a cat model on one concrete execution: which checks hold, why not, and every value.
+
+Representation (chosen for speed: the explicit engine calls this once per candidate
+execution). The execution's events get dense indices 0..n-1 in the order of
+`BaseRelations.events`. A set is a Python int with bit i for event i; a relation is one int of
+n*n bits, bit i*n + j for the pair (i, j), so row i is `(r >> i*n) & ROW`. Union, intersection,
+difference, complement and the reflexivity tests are single big-int operations; composition
+and Warshall's closure are n steps each, because multiplying a column (bits i*n) by a row
+(< 2**n) copies that row into every selected row without carries.
+
+Definitions are evaluated lazily, once per call. With a `static_key`, every sub-expression that
+does not depend on the dynamic built-ins (by default `rf` and `co`) is computed once and
+reused for the following calls with the same key and the same events.
+"""
+
+from __future__ import annotations
+
+import functools
+import weakref
+from collections import deque
+from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+from typing import Protocol, assert_never
+
+from pisa_mm.cat.builtins import BUILTINS
+from pisa_mm.cat.syntax import (
+    Binary,
+    BinaryOp,
+    Check,
+    CheckKind,
+    Definition,
+    Empty,
+    Expr,
+    Model,
+    Name,
+    RecGroup,
+    Ty,
+    Unary,
+    UnaryOp,
+    Universe,
+    format_expr,
+)
+from pisa_mm.errors import PisaMMError
+
+__all__ = [
+    "DEFAULT_DYNAMIC",
+    "BaseRelations",
+    "CheckResult",
+    "EvalResult",
+    "Evaluator",
+    "Step",
+    "Witness",
+    "evaluate",
+]
+
+# The built-ins that change from one candidate execution to the next of one event structure.
+DEFAULT_DYNAMIC: frozenset[str] = frozenset({"rf", "co"})
+# How many offending pairs (or events) an `empty`/`flag` witness lists.
+WITNESS_LIMIT = 8
+
+
+class BaseRelations(Protocol):
+    """What an engine provides for one execution: the events that happen (the universe `_`)
+    and the value of each built-in name (see `pisa_mm.cat.builtins.BUILTINS`). Ids and pairs
+    outside `events` are ignored. `id` is never asked for: it is computed from `events`."""
+
+    @property
+    def events(self) -> Sequence[int]: ...
+
+    def set(self, name: str) -> Iterable[int]: ...
+
+    def rel(self, name: str) -> Iterable[tuple[int, int]]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One edge of a witness: `src` is related to `dst` by `label` (a name or an expression)."""
+
+    src: int
+    dst: int
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """Why a check failed (or a flag was raised).
+
+    acyclic: `cycle` is a cycle of the checked relation, one step per edge, and `events` its
+    events in order. irreflexive: `cycle` goes from the offending event back to itself through
+    the parts of the checked expression (a `;` chain is split into its components, a closure
+    into its edges; names are not expanded: ask `EvalResult.explain` for that).
+    empty/flag: `pairs` (relation) or `events` (set), the first few, sorted.
+    """
+
+    cycle: tuple[Step, ...] = ()
+    pairs: tuple[tuple[int, int], ...] = ()
+    events: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """`passed` means the check's test holds: the axiom is satisfied, or the flag's
+    expression is empty (the flag is not raised)."""
+
+    check: Check
+    passed: bool
+
+    @property
+    def name(self) -> str:
+        return self.check.name
+
+    @property
+    def raised(self) -> bool:
+        """For a flag: undefined behaviour was detected."""
+        return self.check.is_flag and not self.passed
+
+
+_Fn = Callable[["_Ctx"], int]
+
+
+@functools.cache
+def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
+    """For n events: the row mask, the column mask (bits i*n), the diagonal, the full
+    relation, and for each byte value v the column vector of its bits (bit k -> bit k*n)."""
+    colmask = sum(1 << (i * n) for i in range(n))
+    diag = sum(1 << (i * n + i) for i in range(n))
+    spread8 = tuple(sum(1 << (k * n) for k in range(8) if v >> k & 1) for v in range(256))
+    return (1 << n) - 1, colmask, diag, (1 << (n * n)) - 1, spread8
+
+
+class _Geo:
+    """The dense indexing of one universe and the bit masks that go with it."""
+
+    __slots__ = ("colmask", "diag", "events", "full_rel", "index", "n", "rowmask", "spread8")
+
+    def __init__(self, events: tuple[int, ...]) -> None:
+        n = len(events)
+        self.events = events
+        self.n = n
+        self.index = {e: i for i, e in enumerate(events)}
+        if len(self.index) != n:
+            raise ValueError("BaseRelations.events has duplicates")
+        self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
+
+    def set_bits(self, ids: Iterable[int]) -> int:
+        index = self.index
+        bits = 0
+        for e in ids:
+            i = index.get(e)
+            if i is not None:
+                bits |= 1 << i
+        return bits
+
+    def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
+        index, n = self.index, self.n
+        bits = 0
+        for a, b in pairs:
+            i, j = index.get(a), index.get(b)
+            if i is not None and j is not None:
+                bits |= 1 << (i * n + j)
+        return bits
+
+    def spread(self, s: int) -> int:
+        """Set bit i -> relation bit i*n (a column vector), a byte at a time."""
+        out, shift, step, table = 0, 0, 8 * self.n, self.spread8
+        while s:
+            out |= table[s & 255] << shift
+            s >>= 8
+            shift += step
+        return out
+
+    def identity(self, s: int) -> int:
+        return self.rows(s) & self.diag
+
+    def rows(self, s: int) -> int:
+        """The relation with full rows for the events of s: `[s] ; r` is `r & rows(s)`."""
+        return self.spread(s) * self.rowmask
+
+    def cols(self, s: int) -> int:
+        """The relation with full columns for the events of s: `r ; [s]` is `r & cols(s)`."""
+        return s * self.colmask
+
+    def compose(self, a: int, b: int) -> int:
+        if not a or not b:
+            return 0
+        n, rowmask, colmask = self.n, self.rowmask, self.colmask
+        out = 0
+        # Sparse operands (rf, rmw, a few pairs): one step per pair beats n column steps.
+        if a.bit_count() < n:
+            while a:
+                low = a & -a
+                i, j = divmod(low.bit_length() - 1, n)
+                out |= ((b >> (j * n)) & rowmask) << (i * n)
+                a ^= low
+            return out
+        if b.bit_count() < n:
+            while b:
+                low = b & -b
+                j, k = divmod(low.bit_length() - 1, n)
+                out |= ((a >> j) & colmask) << k
+                b ^= low
+            return out
+        for j in range(n):
+            col = (a >> j) & colmask
+            if col:
+                row = (b >> (j * n)) & rowmask
+                if row:
+                    out |= col * row
+        return out
+
+    def closure(self, r: int) -> int:
+        n, rowmask, colmask = self.n, self.rowmask, self.colmask
+        for k in range(n):
+            col = (r >> k) & colmask
+            if col:
+                row = (r >> (k * n)) & rowmask
+                if row:
+                    r |= col * row
+        return r
+
+    def transpose(self, r: int) -> int:
+        # Row i becomes column i: spread it into a column vector and shift it by i.
+        out, n, rowmask = 0, self.n, self.rowmask
+        for i in range(n):
+            row = (r >> (i * n)) & rowmask
+            if row:
+                out |= self.spread(row) << i
+        return out
+
+    def domain(self, r: int) -> int:
+        n, rowmask = self.n, self.rowmask
+        return sum(1 << i for i in range(n) if (r >> (i * n)) & rowmask)
+
+    def range(self, r: int) -> int:
+        n, rowmask = self.n, self.rowmask
+        out = 0
+        for i in range(n):
+            out |= (r >> (i * n)) & rowmask
+        return out
+
+    def star(self, r: int) -> int:
+        return self.closure(r) | self.diag
+
+    def opt(self, r: int) -> int:
+        return r | self.diag
+
+    def complement_set(self, s: int) -> int:
+        return self.rowmask ^ s
+
+    def complement_rel(self, r: int) -> int:
+        return self.full_rel ^ r
+
+    def union(self, a: int, b: int) -> int:
+        return a | b
+
+    def inter(self, a: int, b: int) -> int:
+        return a & b
+
+    def diff(self, a: int, b: int) -> int:
+        return a & ~b
+
+    def cartesian(self, s: int, t: int) -> int:
+        return self.spread(s) * t
+
+    def is_acyclic(self, r: int) -> bool:
+        return not (self.closure(r) & self.diag)
+
+    def is_irreflexive(self, r: int) -> bool:
+        return not (r & self.diag)
+
+    def is_empty(self, r: int) -> bool:
+        return not r
+
+    def row(self, r: int, i: int) -> int:
+        return (r >> (i * self.n)) & self.rowmask
+
+    def has(self, r: int, i: int, j: int) -> bool:
+        return bool((r >> (i * self.n + j)) & 1)
+
+    def pairs(self, r: int) -> list[tuple[int, int]]:
+        out, n, ev = [], self.n, self.events
+        while r:
+            low = r & -r
+            i, j = divmod(low.bit_length() - 1, n)
+            out.append((ev[i], ev[j]))
+            r ^= low
+        return out
+
+    def members(self, s: int) -> list[int]:
+        out, ev = [], self.events
+        while s:
+            low = s & -s
+            out.append(ev[low.bit_length() - 1])
+            s ^= low
+        return out
+
+
+_UNARY: dict[UnaryOp, Callable[[_Geo, int], int]] = {
+    UnaryOp.IDENTITY: _Geo.identity,
+    UnaryOp.COMPLEMENT: _Geo.complement_set,  # complement_rel for relations
+    UnaryOp.INVERSE: _Geo.transpose,
+    UnaryOp.PLUS: _Geo.closure,
+    UnaryOp.STAR: _Geo.star,
+    UnaryOp.OPT: _Geo.opt,
+    UnaryOp.DOMAIN: _Geo.domain,
+    UnaryOp.RANGE: _Geo.range,
+}
+_BINARY: dict[BinaryOp, Callable[[_Geo, int, int], int]] = {
+    BinaryOp.UNION: _Geo.union,
+    BinaryOp.INTER: _Geo.inter,
+    BinaryOp.DIFF: _Geo.diff,
+    BinaryOp.SEQ: _Geo.compose,
+    BinaryOp.CARTESIAN: _Geo.cartesian,
+}
+_TESTS: dict[CheckKind, Callable[[_Geo, int], bool]] = {
+    CheckKind.ACYCLIC: _Geo.is_acyclic,
+    CheckKind.IRREFLEXIVE: _Geo.is_irreflexive,
+    CheckKind.EMPTY: _Geo.is_empty,
+    CheckKind.FLAG: _Geo.is_empty,
+}
+
+
+class _Ctx:
+    """The state of one evaluation: values by slot (definitions, built-ins, cached nodes)."""
+
+    __slots__ = ("base", "geo", "session", "vals")
+
+    def __init__(
+        self, base: BaseRelations, geo: _Geo, session: list[int | None], vals: list[int | None]
+    ) -> None:
+        self.base = base
+        self.geo = geo
+        self.session = session
+        self.vals = vals
+
+
+class Evaluator:
+    """A model compiled for repeated concrete evaluation.
+
+    `checks` keeps only the named checks (all by default). `dynamic` names the built-ins that
+    may change between calls that share a `static_key` (see `evaluate`).
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        checks: Collection[str] | None = None,
+        dynamic: Collection[str] = DEFAULT_DYNAMIC,
+    ) -> None:
+        self.model = model
+        selected = model.checks if checks is None else model.with_checks(checks).checks
+        self.dynamic = frozenset(dynamic)
+        self._nslots = 0
+        # Defined or built-in name -> (function reading its value, whether it is static).
+        self._readers: dict[str, tuple[_Fn, bool]] = {}
+        self._fn_of: dict[int, _Fn] = {}  # id(expression node) -> its compiled function
+        self._compile_definitions()
+        self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
+        self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
+        self._key: Hashable | None = None
+        self._geo: _Geo | None = None
+        self._session: list[int | None] = []
+
+    # ---------------------------------------------------------------- public
+
+    @property
+    def checks(self) -> tuple[Check, ...]:
+        return tuple(c for c, _ in self._axioms) + tuple(c for c, _ in self._flags)
+
+    def evaluate(
+        self,
+        base: BaseRelations,
+        *,
+        static_key: Hashable | None = None,
+        fail_fast: bool = False,
+    ) -> EvalResult:
+        """Evaluate every selected check on the execution `base`.
+
+        Axioms come first (in model order), then flags. With `fail_fast`, evaluation stops at
+        the first failing axiom and flags are evaluated only for consistent executions.
+        `static_key`: pass the same hashable value for executions whose built-ins other than
+        `dynamic` are the same (e.g. one per event structure and choice of paths); values
+        that depend only on those are then computed once.
+        """
+        events = tuple(base.events)
+        geo = self._geo
+        if static_key is None or static_key != self._key or geo is None or geo.events != events:
+            geo = _Geo(events)
+            session: list[int | None] = [None] * self._nslots
+            if static_key is not None:
+                self._key, self._geo, self._session = static_key, geo, session
+        else:
+            session = self._session
+        ctx = _Ctx(base, geo, session, session.copy())
+        passed: list[bool] = []
+        consistent = True
+        for _, test in self._axioms:
+            ok = bool(test(ctx))
+            passed.append(ok)
+            if not ok:
+                consistent = False
+                if fail_fast:
+                    break
+        if consistent or not fail_fast:
+            passed.extend(bool(test(ctx)) for _, test in self._flags)
+        return EvalResult(self, ctx, passed, consistent)
+
+    # ---------------------------------------------------------------- compilation
+
+    def _new_slot(self) -> int:
+        self._nslots += 1
+        return self._nslots - 1
+
+    def _compile_definitions(self) -> None:
+        for item in self.model.definitions:
+            if isinstance(item, Definition):
+                fn, static = self._compile(item.expr)
+                self._readers[item.name] = (_slot_reader(self._new_slot(), fn, static), static)
+            else:
+                self._compile_rec_group(item)
+
+    def _compile_rec_group(self, group: RecGroup) -> None:
+        slots = [self._new_slot() for _ in group.definitions]
+        bodies: list[_Fn] = []
+
+        def fixpoint(c: _Ctx) -> None:
+            # Kleene iteration from empty; the checker made sure every body is monotone.
+            vals = c.vals
+            for slot in slots:
+                vals[slot] = 0
+            while True:
+                new = [body(c) for body in bodies]
+                if all(v == vals[s] for v, s in zip(new, slots, strict=True)):
+                    return
+                for v, s in zip(new, slots, strict=True):
+                    vals[s] = v
+
+        # Readers first: the bodies refer to the group's names. Never static: the bodies read
+        # the slots while iterating.
+        for d, slot in zip(group.definitions, slots, strict=True):
+            self._readers[d.name] = (_rec_reader(slot, fixpoint), False)
+        bodies.extend(self._compile(d.expr)[0] for d in group.definitions)
+
+    def _compile_check(self, check: Check) -> Callable[[_Ctx], bool]:
+        fn, _ = self._compile(check.expr)
+        holds = _TESTS[check.kind]
+
+        def test(c: _Ctx) -> bool:
+            return holds(c.geo, fn(c))
+
+        return test
+
+    def _compile(self, expr: Expr) -> tuple[_Fn, bool]:
+        """The function computing `expr`, and whether it is static (no dynamic built-in)."""
+        fn, static = self._compile_node(expr)
+        if static and isinstance(expr, Unary | Binary):
+            fn = _static_cache(self._new_slot(), fn)
+        self._fn_of[id(expr)] = fn
+        return fn, static
+
+    def _compile_node(self, expr: Expr) -> tuple[_Fn, bool]:
+        match expr:
+            case Name(name=name):
+                return self._compile_name(name)
+            case Universe():
+                return (lambda c: c.geo.rowmask), True
+            case Empty():
+                return (lambda c: 0), True
+            case Unary(op=op, arg=arg):
+                return self._compile_unary(op, arg)
+            case Binary(op=op, left=left, right=right):
+                return self._compile_binary(op, left, right)
+            case _:
+                assert_never(expr)
+
+    def _compile_name(self, name: str) -> tuple[_Fn, bool]:
+        known = self._readers.get(name)
+        if known is not None:
+            return known
+        if name == "id":
+            self._readers[name] = ((lambda c: c.geo.diag), True)
+        else:
+            # A built-in: fetched from the engine once per call (or per static session).
+            static = name not in self.dynamic
+            getter = _builtin_getter(name)
+            self._readers[name] = (_slot_reader(self._new_slot(), getter, static), static)
+        return self._readers[name]
+
+    def _compile_unary(self, op: UnaryOp, arg: Expr) -> tuple[_Fn, bool]:
+        f, static = self._compile(arg)
+        method = _UNARY[op]
+        if op is UnaryOp.COMPLEMENT and self.model.type_of(arg) is Ty.REL:
+            method = _Geo.complement_rel
+
+        def g(c: _Ctx) -> int:
+            return method(c.geo, f(c))
+
+        return g, static
+
+    def _compile_binary(self, op: BinaryOp, left: Expr, right: Expr) -> tuple[_Fn, bool]:
+        if op is BinaryOp.SEQ:
+            # `[S] ; r` and `r ; [S]` are masks, not compositions (the common case in models).
+            if isinstance(left, Unary) and left.op is UnaryOp.IDENTITY:
+                return self._masked(left, right, rows=True)
+            if isinstance(right, Unary) and right.op is UnaryOp.IDENTITY:
+                return self._masked(right, left, rows=False)
+        f, fs = self._compile(left)
+        g, gs = self._compile(right)
+        method = _BINARY[op]
+        h: _Fn
+        if op is BinaryOp.UNION:
+
+            def h(c: _Ctx) -> int:
+                return f(c) | g(c)
+
+        else:
+            # An empty left operand makes the result empty: skip the right one (lazily
+            # evaluated definitions behind it may then never be computed).
+            def h(c: _Ctx) -> int:
+                a = f(c)
+                return method(c.geo, a, g(c)) if a else 0
+
+        return h, fs and gs
+
+    def _masked(self, identity: Unary, rel_expr: Expr, *, rows: bool) -> tuple[_Fn, bool]:
+        s, ss = self._compile(identity.arg)
+        r, rs = self._compile(rel_expr)
+        # Witnesses may still ask for the value of `[S]` itself.
+        self._fn_of[id(identity)] = lambda c: c.geo.identity(s(c))
+        # The mask depends on the set only: cache it separately when the set is static.
+        method = _Geo.rows if rows else _Geo.cols
+
+        def compute_mask(c: _Ctx) -> int:
+            return method(c.geo, s(c))
+
+        mask = _static_cache(self._new_slot(), compute_mask) if ss else compute_mask
+
+        def h(c: _Ctx) -> int:
+            m = mask(c)
+            return r(c) & m if m else 0
+
+        return h, ss and rs
+
+
+def _slot_reader(slot: int, compute: _Fn, static: bool) -> _Fn:
+    if static:
+        return _static_cache(slot, compute)
+
+    def read(c: _Ctx) -> int:
+        v = c.vals[slot]
+        if v is None:
+            v = c.vals[slot] = compute(c)
+        return v
+
+    return read
+
+
+def _static_cache(slot: int, compute: _Fn) -> _Fn:
+    def read(c: _Ctx) -> int:
+        v = c.vals[slot]
+        if v is None:
+            v = c.vals[slot] = c.session[slot] = compute(c)
+        return v
+
+    return read
+
+
+def _rec_reader(slot: int, fixpoint: Callable[[_Ctx], None]) -> _Fn:
+    def read(c: _Ctx) -> int:
+        v = c.vals[slot]
+        if v is None:
+            fixpoint(c)
+            v = c.vals[slot]
+            assert v is not None
+        return v
+
+    return read
+
+
+def _builtin_getter(name: str) -> _Fn:
+    if BUILTINS[name].ty is Ty.SET:
+
+        def get_set(c: _Ctx) -> int:
+            return c.geo.set_bits(c.base.set(name))
+
+        return get_set
+
+    def get_rel(c: _Ctx) -> int:
+        return c.geo.rel_bits(c.base.rel(name))
+
+    return get_rel
+
+
+class EvalResult:
+    """The outcome of one evaluation: check results, witnesses and values, computed lazily."""
+
+    __slots__ = ("_ctx", "_ev", "_passed", "consistent")
+
+    def __init__(self, ev: Evaluator, ctx: _Ctx, passed: list[bool], consistent: bool) -> None:
+        self._ev = ev
+        self._ctx = ctx
+        self._passed = passed
+        self.consistent = consistent  # every evaluated axiom holds
+
+    @property
+    def results(self) -> tuple[CheckResult, ...]:
+        """The evaluated checks (with `fail_fast`, those up to the first failure)."""
+        # Axioms then flags; zip stops where a fail_fast evaluation stopped.
+        order = self._ev.checks
+        return tuple(CheckResult(c, p) for c, p in zip(order, self._passed, strict=False))
+
+    @property
+    def failed(self) -> tuple[str, ...]:
+        """Names of the axioms that do not hold."""
+        # Straight from the booleans: engines ask this for every candidate execution.
+        axioms = self._ev._axioms
+        return tuple(c.name for (c, _), p in zip(axioms, self._passed, strict=False) if not p)
+
+    @property
+    def flags(self) -> tuple[str, ...]:
+        """Names of the flags raised."""
+        raised = self._passed[len(self._ev._axioms) :]
+        return tuple(c.name for (c, _), p in zip(self._ev._flags, raised, strict=False) if not p)
+
+    def result(self, name: str) -> CheckResult | None:
+        """The result of the check `name`, or None if it was not evaluated."""
+        for r in self.results:
+            if r.name == name:
+                return r
+        self._ev.model.check(name)  # a PisaMMError if the model has no such check
+        return None
+
+    # ---------------------------------------------------------------- values
+
+    def value(self, name: str) -> frozenset[int] | frozenset[tuple[int, int]]:
+        """The value of a defined or built-in name in this execution."""
+        if self._type(name) is Ty.SET:
+            return self.set_value(name)
+        return self.rel_value(name)
+
+    def set_value(self, name: str) -> frozenset[int]:
+        if self._type(name) is not Ty.SET:
+            raise TypeError(f"'{name}' is a relation")
+        return frozenset(self._ctx.geo.members(self._bits(name)))
+
+    def rel_value(self, name: str) -> frozenset[tuple[int, int]]:
+        if self._type(name) is not Ty.REL:
+            raise TypeError(f"'{name}' is a set")
+        return frozenset(self._ctx.geo.pairs(self._bits(name)))
+
+    def _type(self, name: str) -> Ty:
+        ty = self._ev.model.types.get(name)
+        if ty is None:
+            if name in BUILTINS:
+                return BUILTINS[name].ty
+            raise PisaMMError.at(None, f"model has no name '{name}'", "cat-name")
+        return ty
+
+    def _bits(self, name: str) -> int:
+        reader = self._ev._readers.get(name)
+        if reader is not None:
+            return reader[0](self._ctx)
+        if name == "id":
+            return self._ctx.geo.diag
+        return _builtin_getter(name)(self._ctx)  # a built-in the model itself does not use
+
+    def _expr_bits(self, expr: Expr) -> int:
+        return self._ev._fn_of[id(expr)](self._ctx)
+
+    # ---------------------------------------------------------------- witnesses
+
+    def witness(self, name: str) -> Witness | None:
+        """Why check `name` failed (a flag: why it was raised); None if it passed."""
+        check = self._ev.model.check(name)
+        r = self.result(name)
+        if r is None or r.passed:
+            return None
+        g = self._ctx.geo
+        value = self._expr_bits(check.expr)
+        match check.kind:
+            case CheckKind.ACYCLIC:
+                cycle = self._cycle(value)
+                edges = pairwise([*cycle, cycle[0]])
+                steps = [s for a, b in edges for s in self._steps(check.expr, a, b)]
+                return self._cycle_witness(steps)
+            case CheckKind.IRREFLEXIVE:
+                i = _first_bit(value & g.diag) // (g.n + 1)
+                steps = self._steps(check.expr, i, i) or [Step(i, i, format_expr(check.expr))]
+                return self._cycle_witness(steps)
+            case CheckKind.EMPTY | CheckKind.FLAG:
+                if self._ev.model.type_of(check.expr) is Ty.SET:
+                    return Witness(events=tuple(sorted(g.members(value)))[:WITNESS_LIMIT])
+                return Witness(pairs=tuple(sorted(g.pairs(value)))[:WITNESS_LIMIT])
+            case _:
+                assert_never(check.kind)
+
+    def explain(self, name_or_expr: str | Expr, src: int, dst: int) -> tuple[Step, ...]:
+        """Why `src` is related to `dst` by a defined name (or an expression of the model),
+        one level down: its definition's `;` chains split, closures unrolled into edges, names
+        left as they are. Empty if the pair is not in the relation."""
+        g = self._ctx.geo
+        if isinstance(name_or_expr, str):
+            definition = self._ev.model.definition(name_or_expr)
+            if definition is None:
+                return (Step(src, dst, name_or_expr),)
+            expr = definition.expr
+        else:
+            expr = name_or_expr
+        i, j = g.index.get(src), g.index.get(dst)
+        if i is None or j is None or not g.has(self._expr_bits(expr), i, j):
+            return ()
+        steps = self._steps(expr, i, j)
+        return tuple(Step(g.events[s.src], g.events[s.dst], s.label) for s in steps)
+
+    def _cycle_witness(self, steps: list[Step]) -> Witness:
+        ev = self._ctx.geo.events
+        cycle = tuple(Step(ev[s.src], ev[s.dst], s.label) for s in steps)
+        return Witness(cycle=cycle, events=tuple(s.src for s in cycle))
+
+    def _cycle(self, r: int) -> list[int]:
+        """A shortest cycle of r through the first event that lies on a cycle (indices)."""
+        g = self._ctx.geo
+        start = _first_bit(g.closure(r) & g.diag) // (g.n + 1)
+        path = self._path(r, start, start)
+        assert path is not None
+        return path[:-1]
+
+    def _path(self, r: int, i: int, j: int) -> list[int] | None:
+        """A shortest path of r edges from i to j (at least one edge), as indices i..j."""
+        g = self._ctx.geo
+        parent: dict[int, int] = {}
+        queue = deque([i])
+        while queue:
+            a = queue.popleft()
+            row = g.row(r, a)
+            while row:
+                low = row & -row
+                b = low.bit_length() - 1
+                row ^= low
+                if b in parent:
+                    continue
+                parent[b] = a
+                if b == j:
+                    path = [j]
+                    while path[-1] != i or len(path) == 1:
+                        path.append(parent[path[-1]])
+                    return path[::-1]
+                queue.append(b)
+        return None
+
+    def _steps(self, expr: Expr, i: int, j: int) -> list[Step]:
+        """Steps (on indices) from i to j through `expr`, assuming (i, j) is in it."""
+        g = self._ctx.geo
+        match expr:
+            case Name(name=name):
+                return [Step(i, j, name)]
+            case Unary(op=UnaryOp.IDENTITY):
+                return []
+            case Unary(op=UnaryOp.OPT | UnaryOp.STAR) if i == j:
+                return []
+            case Unary(op=UnaryOp.OPT, arg=arg):
+                return self._steps(arg, i, j)
+            case Unary(op=UnaryOp.PLUS | UnaryOp.STAR, arg=arg):
+                path = self._path(self._expr_bits(arg), i, j)
+                assert path is not None
+                return [s for a, b in pairwise(path) for s in self._steps(arg, a, b)]
+            case Unary(op=UnaryOp.INVERSE, arg=arg):
+                back = self._steps(arg, j, i)
+                return [Step(s.dst, s.src, f"{s.label}^-1") for s in reversed(back)]
+            case Binary(op=BinaryOp.UNION, left=left, right=right):
+                side = left if g.has(self._expr_bits(left), i, j) else right
+                return self._steps(side, i, j)
+            case Binary(op=BinaryOp.INTER | BinaryOp.DIFF, left=left):
+                # The right operand filters (ext, loc, scope-ok...): the path is the left's.
+                return self._steps(left, i, j)
+            case Binary(op=BinaryOp.SEQ, left=left, right=right):
+                mid = g.row(self._expr_bits(left), i) & _column(g, self._expr_bits(right), j)
+                k = _first_bit(mid)
+                return self._steps(left, i, k) + self._steps(right, k, j)
+            case _:
+                return [Step(i, j, format_expr(expr))]
+
+
+def _first_bit(x: int) -> int:
+    assert x, "no bit set"
+    return (x & -x).bit_length() - 1
+
+
+def _column(g: _Geo, r: int, j: int) -> int:
+    """Column j of r as a set (bit i when (i, j) is in r)."""
+    return g.domain(r & g.cols(1 << j))
+
+
+_CACHE: weakref.WeakKeyDictionary[Model, dict[tuple[str, ...] | None, Evaluator]]
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def evaluate(
+    model: Model,
+    base: BaseRelations,
+    *,
+    checks: Collection[str] | None = None,
+    fail_fast: bool = False,
+) -> EvalResult:
+    """Evaluate `model` on one execution (compiling it once per model and check selection).
+
+    For many executions of one event structure, use an `Evaluator` and its `static_key`."""
+    key = None if checks is None else tuple(sorted(checks))
+    per_model = _CACHE.setdefault(model, {})
+    evaluator = per_model.get(key)
+    if evaluator is None:
+        evaluator = per_model[key] = Evaluator(model, checks=checks)
+    return evaluator.evaluate(base, fail_fast=fail_fast)
