@@ -85,6 +85,9 @@ class Event:
     parent: int | None
     generic: bool = False  # written with .generic addressing
     barrier_index: int | None = None  # k for the k-th barrier (0-based) of its work-item
+    # j when produced by the j-th barrier.workgroup of its thread's body (0-based, text
+    # order): "the same barrier instruction" across threads, whose bodies differ (`sinstr`)
+    barrier_site: int | None = None
     collective_index: int | None = None  # k for the k-th collective of its work-item
     instr: int | None = None  # static instruction id (for `sinstr`); None for init writes
     span: Span | None = None

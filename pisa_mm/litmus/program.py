@@ -365,9 +365,20 @@ class ThreadPlacement:
 class Thread:
     index: int
     placement: ThreadPlacement
-    regs: tuple[tuple[str, int], ...]  # declared registers and their widths (".pred" -> 1)
+    regs: tuple[tuple[str, int], ...]  # every register and its (element) width (".pred" -> 1)
     body: tuple[Instruction, ...]
     span: Span
+    vectors: tuple[tuple[str, int], ...] = ()  # vector registers and their element counts
+    end_labels: tuple[str, ...] = ()  # labels after the last instruction (jump = fall off the end)
+
+    def label_index(self, label: str) -> int:
+        """The body index a `goto label` jumps to; len(body) for a label at the end."""
+        if label in self.end_labels:
+            return len(self.body)
+        for ins in self.body:
+            if label in ins.labels:
+                return ins.index
+        raise KeyError(label)
 
 
 # Observables and conditions (the final-state question)

@@ -1,0 +1,866 @@
+"""Symbolic execution of a litmus test's threads into an EventStructure (see docs/events.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.events import semantics as sem
+from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
+from pisa_mm.events.layout import Layout, Variable
+from pisa_mm.events.model import (
+    Event,
+    EventStructure,
+    Location,
+    Path,
+    Placement,
+    ThreadStructure,
+)
+from pisa_mm.litmus.program import (
+    AddrOf,
+    AddrSpace,
+    Alu,
+    Barrier,
+    Collective,
+    CommitGroup,
+    Compare,
+    CpAsync,
+    FAtom,
+    Fence,
+    Goto,
+    IAtom,
+    Instruction,
+    LitmusTest,
+    Load,
+    MemObs,
+    Pred,
+    Reg,
+    Return,
+    Select,
+    Store,
+    Thread,
+    VarDecl,
+    VarRef,
+    WaitGroup,
+)
+from pisa_mm.values.expr import BOOL, TRUE, Apply, Const, Contribution, Expr, Op, ReadValue
+
+DEFAULT_UNROLL = 2
+
+# Disjoint address regions per space, so that a generic address names its space (PISA 3.3.1).
+_REGION = {
+    Space.GLOBAL: 0x1000,
+    Space.CONST: 0x1000,
+    Space.SHARED: 0x100000,
+    Space.PRIVATE: 0x200000,
+}
+_ALIGN = 16
+
+_BOTH = frozenset({Space.GLOBAL, Space.SHARED})
+_ATOMIC_SPACES = _BOTH  # an atomic's generic address must point to global or shared (PISA 8)
+_WEAK_GENERIC = frozenset({Space.GLOBAL, Space.SHARED, Space.PRIVATE, Space.CONST})
+_QUAL = {
+    AddrSpace.GLOBAL: Space.GLOBAL,
+    AddrSpace.SHARED: Space.SHARED,
+    AddrSpace.PRIVATE: Space.PRIVATE,
+    AddrSpace.CONST: Space.CONST,
+}
+
+
+# ---------------------------------------------------------------- layout and placement
+
+
+def make_layout(variables: Iterable[VarDecl]) -> Layout:
+    """Give each variable a disjoint, aligned byte range in its space's region.
+
+    `.private` variables of the same name declared by several threads share one range:
+    every work-item has its own instance of it anyway.
+    """
+    nxt = dict(_REGION)
+    nxt[Space.CONST] = -1  # const shares the global region
+    out: list[Variable] = []
+    seen: dict[str, VarDecl] = {}
+    for decl in variables:
+        prev = seen.get(decl.name)
+        if prev is not None:
+            same = (prev.space, prev.width, prev.count) == (decl.space, decl.width, decl.count)
+            if decl.space is Space.PRIVATE and same:
+                continue
+            raise PisaMMError.at(decl.span, f"memory variable @{decl.name} declared twice")
+        seen[decl.name] = decl
+        region = Space.GLOBAL if decl.space is Space.CONST else decl.space
+        align = max(_ALIGN, decl.width // 8)
+        base = -(-nxt[region] // align) * align
+        var = Variable(decl.name, decl.space, base, decl.width, decl.count)
+        nxt[region] = base + max(var.size, 1)
+        out.append(var)
+    return Layout(tuple(out))
+
+
+def placements(test: LitmusTest) -> tuple[Placement, ...]:
+    """Each thread's placement, defaults completed, lanes numbered within sub-groups."""
+    used_wg = {t.placement.wg for t in test.threads if t.placement.wg is not None}
+    used_sg = {t.placement.sg for t in test.threads if t.placement.sg is not None}
+    fresh_wg = max(used_wg, default=-1) + 1
+    fresh_sg = max(used_sg, default=-1) + 1
+    lanes: dict[tuple[int, int, int], int] = {}
+    out: list[Placement] = []
+    for t in test.threads:
+        p = t.placement
+        if p.host:
+            out.append(Placement(True, None, None, None, None))
+            continue
+        wg, sg = p.wg, p.sg
+        if wg is None:
+            wg, fresh_wg = fresh_wg, fresh_wg + 1
+        if sg is None:
+            sg, fresh_sg = fresh_sg, fresh_sg + 1
+        gpu = 0 if p.gpu is None else p.gpu
+        key = (gpu, wg, sg)
+        lane = lanes.get(key, 0)
+        lanes[key] = lane + 1
+        out.append(Placement(False, gpu, wg, sg, lane))
+    return tuple(out)
+
+
+def _reg_widths(thread: Thread) -> dict[str, int]:
+    """Declared widths, then undeclared registers at the width of their first writer."""
+    widths = dict(thread.regs)
+
+    def note(reg: Reg | Pred, width: int, vec: int = 1) -> None:
+        if isinstance(reg, Pred):
+            widths.setdefault(reg.name, 1)
+        elif vec > 1:
+            for i in range(vec):
+                widths.setdefault(sem.elem_key(reg, i), width)
+        else:
+            widths.setdefault(sem.reg_key(reg), width)
+
+    for ins in thread.body:
+        match ins.op:
+            case Load(dst=dst, width=w, vec=vec):
+                note(dst, w, vec)
+            case IAtom(dst=dst, width=w):
+                note(dst, w)
+            case FAtom(dst=dst, fmt=fmt):
+                note(dst, fmt.width)
+            case Alu(dst=dst, width=w) | Select(dst=dst, width=w) | AddrOf(dst=dst, width=w):
+                note(dst, w)
+            case Compare(dst=dst):
+                note(dst, 1)
+            case Collective(dst=dst, width=w):
+                note(dst, w)
+            case _:
+                pass
+    return widths
+
+
+# ---------------------------------------------------------------- per-path state
+
+
+@dataclass
+class _State:
+    pc: int
+    regs: dict[str, Expr]
+    guard: Expr
+    parent: int | None = None  # last po event (async events are not in po)
+    events: list[int] = field(default_factory=list)  # path events, async ones included
+    back: dict[int, int] = field(default_factory=dict)  # back-edge (goto index) -> times taken
+    barriers: int = 0
+    collectives: int = 0
+    group: list[int] = field(default_factory=list)  # uncommitted cp.async events
+    groups: list[tuple[int, ...]] = field(default_factory=list)  # committed, oldest first
+    completed: frozenset[int] = frozenset()  # async events completed by a wait
+
+    def fork(self, guard: Expr) -> _State:
+        return _State(
+            self.pc,
+            dict(self.regs),
+            guard,
+            self.parent,
+            list(self.events),
+            dict(self.back),
+            self.barriers,
+            self.collectives,
+            list(self.group),
+            list(self.groups),
+            self.completed,
+        )
+
+
+class _Builder:
+    """Accumulates events (ids from 0, shifted past the init writes at the end)."""
+
+    def __init__(self, test: LitmusTest, unroll: int) -> None:
+        self.test = test
+        self.unroll = unroll
+        self.layout = make_layout(test.variables)
+        self.decls = {d.name: d for d in test.variables}
+        self.places = placements(test)
+        self.lanes: dict[tuple[int | None, int | None, int | None], list[int]] = {}
+        for i, p in enumerate(self.places):
+            if not p.host:
+                self.lanes.setdefault((p.gpu, p.wg, p.sg), []).append(i)
+        self.events: list[Event] = []
+        self.rmw: set[tuple[int, int]] = set()
+        self.aso: set[tuple[int, int]] = set()
+        self.async_ids: set[int] = set()
+        self.paths: list[list[Path]] = []
+
+    # ------------------------------------------------------------ events
+
+    def _new(self, st: _State, ins: Instruction, thread: int, **fields: object) -> int:
+        eid = len(self.events)
+        fields.setdefault("guard", st.guard)
+        fields.setdefault("parent", st.parent)
+        ev = Event(
+            id=eid,
+            thread=thread,
+            instr=ins.index,
+            span=ins.span,
+            text=ins.text,
+            **fields,  # type: ignore[arg-type]
+        )
+        self.events.append(ev)
+        st.events.append(eid)
+        return eid
+
+    def _regular(self, st: _State, ins: Instruction, thread: int, **fields: object) -> int:
+        eid = self._new(st, ins, thread, **fields)
+        st.parent = eid
+        self.aso.update((a, eid) for a in st.completed)
+        return eid
+
+    def _exit(
+        self,
+        st: _State,
+        thread: int,
+        ins: Instruction | None = None,
+        *,
+        returned: bool = False,
+        cut: bool = False,
+    ) -> None:
+        """End a path: `ins` is the `return` taken, or the back-edge the bound cut."""
+        eid = len(self.events)
+        if ins is None:
+            span, text = self.test.threads[thread].span, f"end of P{thread}"
+        elif cut:
+            span, text = ins.span, f"{ins.text}  (cut: taken more than {self.unroll} times)"
+        else:
+            span, text = ins.span, ins.text
+        ev = Event(
+            id=eid,
+            thread=thread,
+            kind=Kind.EXIT,
+            tag=Tag.RETURN if returned else Tag.PLAIN,
+            order=Order.NA,
+            scope=None,
+            spaces=frozenset(),
+            width=0,
+            addr=None,
+            locs=frozenset(),
+            value=None,
+            guard=st.guard,
+            parent=st.parent,
+            instr=None if ins is None else ins.index,
+            span=span,
+            text=text,
+        )
+        self.events.append(ev)
+        st.events.append(eid)
+        self.aso.update((a, eid) for a in st.completed)
+        final = tuple(sorted(st.regs.items()))
+        self.paths[thread].append(Path(tuple(st.events), st.guard, final, returned, cut))
+
+    # ------------------------------------------------------------ memory resolution
+
+    def _instance(self, space: Space, thread: int, span: Span) -> int | None:
+        if space is Space.PRIVATE:
+            return thread
+        if space is Space.SHARED:
+            p = self.places[thread]
+            if p.host:
+                raise PisaMMError.at(span, "a host thread cannot access .shared memory")
+            gpus = {q.gpu for q in self.places if q.wg == p.wg and not q.host}
+            if len(gpus) > 1:
+                raise PisaMMError.at(
+                    span,
+                    f"shared memory of work-group {p.wg}, a number used in several "
+                    "NDRanges, is not supported: give the work-groups distinct numbers",
+                )
+            return p.wg
+        return None
+
+    def _allowed(self, qual: AddrSpace, atomic: bool, thread: int) -> frozenset[Space]:
+        if qual is AddrSpace.GENERIC:
+            spaces = _ATOMIC_SPACES if atomic else _WEAK_GENERIC
+        else:
+            spaces = frozenset({_QUAL[qual]})
+        if self.places[thread].host:
+            spaces &= {Space.GLOBAL, Space.CONST}
+        return spaces
+
+    def _resolve(
+        self,
+        addr: Expr,
+        allowed: frozenset[Space],
+        width: int,
+        thread: int,
+        span: Span,
+        *,
+        write: bool,
+    ) -> frozenset[Location]:
+        """Every location instance an access of `width` bits at `addr` may touch."""
+        nbytes = width // 8
+        if isinstance(addr, Const):
+            found = self.layout.find(addr.value)
+            if found is None:
+                raise PisaMMError.at(span, f"address {addr.value:#x} is outside every variable")
+            var, off = found
+            if var.space not in allowed:
+                names = ", ".join(sorted(s.value for s in allowed)) or "no space"
+                raise PisaMMError.at(
+                    span,
+                    f"@{var.name} is in .{var.space.value} memory; this access may reach "
+                    f"only {names}",
+                )
+            if write and var.space is Space.CONST:
+                raise PisaMMError.at(span, f"store to .const variable @{var.name}")
+            if var.width != width:
+                raise PisaMMError.at(
+                    span,
+                    f"mixed-size access: {width}-bit access to @{var.name}, whose elements "
+                    f"are {var.width}-bit, is not supported",
+                )
+            if off % nbytes:
+                raise PisaMMError.at(
+                    span, f"misaligned {width}-bit access at {addr.value:#x} (PISA 5.1)"
+                )
+            self._check_private(var, thread, span)
+            return frozenset(
+                {Location(var.name, off, self._instance(var.space, thread, span), var.space)}
+            )
+        locs: set[Location] = set()
+        for var in self.layout.variables:
+            if var.space not in allowed or var.width != width:
+                continue
+            if write and var.space is Space.CONST:
+                continue
+            decl = self.decls.get(var.name)
+            if var.space is Space.PRIVATE and not self._owns(var.name, thread):
+                continue
+            if decl is None:
+                continue
+            inst = self._instance(var.space, thread, span)
+            locs.update(Location(var.name, i * nbytes, inst, var.space) for i in range(var.count))
+        if not locs:
+            raise PisaMMError.at(
+                span, f"no {width}-bit variable can be the target of this computed address"
+            )
+        return frozenset(locs)
+
+    def _owns(self, name: str, thread: int) -> bool:
+        return any(
+            d.name == name and d.thread in (None, thread)
+            for d in self.test.variables
+            if d.space is Space.PRIVATE
+        )
+
+    def _check_private(self, var: Variable, thread: int, span: Span) -> None:
+        if var.space is Space.PRIVATE and not self._owns(var.name, thread):
+            raise PisaMMError.at(span, f"@{var.name} is private to another thread")
+
+    @staticmethod
+    def _scope(
+        order: Order, scope: Scope | None, locs: frozenset[Location], relaxed_sys: bool = True
+    ) -> Scope | None:
+        if order is Order.NA:
+            return None
+        if order is Order.RLX and relaxed_sys:
+            eff = Scope.SYS  # model-decisions: relaxed atomics have system scope
+        else:
+            eff = Scope.GPU if scope is None else scope
+        if locs and all(loc.space is Space.SHARED for loc in locs) and eff > Scope.WG:
+            eff = Scope.WG  # every accessor of shared memory is in one work-group
+        return eff
+
+    # ------------------------------------------------------------ execution
+
+    def run_thread(self, thread: Thread) -> None:
+        self.paths.append([])
+        widths = _reg_widths(thread)
+        regs: dict[str, Expr] = {}
+        for name, w in widths.items():
+            regs[name] = Const(0, BOOL) if w == 1 else Const(0, w)
+        for name, count in thread.vectors:
+            w = widths.pop(name, 32)
+            regs.pop(name, None)
+            for i in range(count):
+                key = sem.elem_key(Reg(name), i)
+                widths[key] = w
+                regs[key] = Const(0, w)
+        for init in self.test.reg_inits:
+            if init.thread != thread.index:
+                continue
+            if isinstance(init.reg, Pred):
+                regs[init.reg.name] = Const(int(init.value != 0), BOOL)
+                continue
+            key = sem.reg_key(init.reg)
+            if isinstance(init.value, VarRef):
+                w = widths.get(key, sem.ADDR_WIDTH)
+                regs[key] = Const(sem.var_address(self.layout, init.value, init.span), w)
+            else:
+                w = widths.get(key, 32)
+                regs[key] = Const(init.value & ((1 << w) - 1), w)
+        self._thread = thread
+        barriers = [ins.index for ins in thread.body if isinstance(ins.op, Barrier)]
+        self._sites = {index: site for site, index in enumerate(barriers)}
+        stack = [_State(0, regs, TRUE)]
+        while stack:
+            self._run(stack.pop(), thread, stack)
+
+    def _run(self, st: _State, thread: Thread, stack: list[_State]) -> None:
+        t = thread.index
+        body = thread.body
+        while True:
+            if st.pc >= len(body):
+                self._exit(st, t)
+                return
+            ins = body[st.pc]
+            op = ins.op
+            match op:
+                case Goto() | Return():
+                    cond = TRUE if op.cond is None else sem.pred_value(st.regs, op.cond)
+                    if cond == TRUE:
+                        taken: _State | None = st
+                        fall: _State | None = None
+                    elif isinstance(cond, Const):
+                        taken, fall = None, st
+                    else:
+                        taken = st.fork(sem.conj(st.guard, cond))
+                        fall = st
+                        fall.guard = sem.conj(st.guard, sem.neg(cond))
+                    if fall is not None and taken is not None:
+                        fall.pc += 1
+                        stack.append(fall)
+                    if taken is None:
+                        st.pc += 1
+                        continue
+                    if isinstance(op, Return):
+                        self._exit(taken, t, ins, returned=True)
+                        return
+                    target = self._target(op, len(body), ins.span)
+                    if target <= ins.index:
+                        count = taken.back.get(ins.index, 0)
+                        if count >= self.unroll:
+                            self._exit(taken, t, ins, cut=True)
+                            return
+                        taken.back[ins.index] = count + 1
+                    taken.pc = target
+                    st = taken
+                    continue
+                case _:
+                    self._step(st, ins, t)
+            st.pc += 1
+
+    def _target(self, op: Goto, n: int, span: Span) -> int:
+        try:
+            return self._thread.label_index(op.label)
+        except KeyError:
+            raise PisaMMError.at(op.label_span or span, f"unknown label {op.label}") from None
+
+    def _step(self, st: _State, ins: Instruction, t: int) -> None:
+        op = ins.op
+        regs = st.regs
+        lay = self.layout
+        match op:
+            case Load():
+                self._load(st, ins, op, t)
+            case Store():
+                self._store(st, ins, op, t)
+            case IAtom() | FAtom():
+                self._atomic(st, ins, op, t)
+            case Fence():
+                self._regular(
+                    st, ins, t, kind=Kind.FENCE, tag=Tag.PLAIN, order=op.order,
+                    scope=_fence_scope(op), spaces=op.spaces, width=0, addr=None,
+                    locs=frozenset(), value=None,
+                )  # fmt: skip
+            case Barrier():
+                for tag, order in ((Tag.ARRIVE, Order.REL), (Tag.DEPART, Order.ACQ)):
+                    self._regular(
+                        st, ins, t, kind=Kind.FENCE, tag=tag, order=order, scope=Scope.WG,
+                        spaces=_BOTH, width=0, addr=None, locs=frozenset(), value=None,
+                        barrier_index=st.barriers, barrier_site=self._sites[ins.index],
+                    )  # fmt: skip
+                st.barriers += 1
+            case CpAsync():
+                self._cp_async(st, ins, op, t)
+            case CommitGroup():
+                st.groups.append(tuple(st.group))
+                st.group = []
+            case WaitGroup(n=n):
+                keep = len(st.groups) - n if n < len(st.groups) else 0
+                done = [e for g in st.groups[:keep] for e in g]
+                st.groups = st.groups[keep:]
+                st.completed = st.completed | frozenset(done)
+            case Alu():
+                regs[sem.reg_key(op.dst)] = sem.alu(op, regs, lay, ins.span)
+            case Compare():
+                regs[op.dst.name] = sem.compare(op, regs, lay, ins.span)
+            case Select():
+                regs[sem.reg_key(op.dst)] = sem.select(op, regs, lay, ins.span)
+            case AddrOf():
+                addr = sem.var_address(lay, op.var, ins.span)
+                regs[sem.reg_key(op.dst)] = Const(addr & ((1 << op.width) - 1), op.width)
+            case Collective():
+                self._collective(st, ins, op, t)
+            case Goto() | Return():
+                raise AssertionError("control flow is handled by _run")
+
+    def _load(self, st: _State, ins: Instruction, op: Load, t: int) -> None:
+        base = sem.address(st.regs, op.addr, self.layout)
+        order = Order.NA if op.order is None else op.order
+        allowed = self._allowed(op.space, order is not Order.NA, t)
+        nbytes = op.width // 8
+        for i in range(op.vec):
+            addr = sem.mk(Op.ADD, (base, Const(i * nbytes, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+            locs = self._resolve(addr, allowed, op.width, t, ins.span, write=False)
+            eid = self._regular(
+                st, ins, t, kind=Kind.READ, tag=Tag.PLAIN, order=order,
+                scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
+                width=op.width, addr=addr, locs=locs, value=None,
+                generic=op.space is AddrSpace.GENERIC,
+            )  # fmt: skip
+            key = sem.reg_key(op.dst) if op.vec == 1 else sem.elem_key(op.dst, i)
+            st.regs[key] = ReadValue(eid, op.width)
+
+    def _store(self, st: _State, ins: Instruction, op: Store, t: int) -> None:
+        base = sem.address(st.regs, op.addr, self.layout)
+        order = Order.NA if op.order is None else op.order
+        allowed = self._allowed(op.space, order is not Order.NA, t)
+        nbytes = op.width // 8
+        for i in range(op.vec):
+            addr = sem.mk(Op.ADD, (base, Const(i * nbytes, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+            locs = self._resolve(addr, allowed, op.width, t, ins.span, write=True)
+            src = op.src
+            if op.vec > 1 and isinstance(src, Reg):
+                value = sem.read_reg(st.regs, sem.elem_key(src, i), op.width)
+            else:
+                value = sem.operand(st.regs, src, op.width, self.layout, ins.span)
+            self._regular(
+                st, ins, t, kind=Kind.WRITE, tag=Tag.PLAIN, order=order,
+                scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
+                width=op.width, addr=addr, locs=locs, value=value,
+                generic=op.space is AddrSpace.GENERIC,
+            )  # fmt: skip
+
+    def _atomic(self, st: _State, ins: Instruction, op: IAtom | FAtom, t: int) -> None:
+        width = sem.atom_width(op)
+        addr = sem.address(st.regs, op.addr, self.layout)
+        allowed = self._allowed(op.space, True, t)
+        locs = self._resolve(addr, allowed, width, t, ins.span, write=True)
+        r_order, w_order = sem.rmw_orders(op.order)
+        scope = self._scope(op.order, op.scope, locs)
+        common = dict(
+            tag=Tag.RMW, scope=scope, spaces=_spaces(locs), width=width, addr=addr, locs=locs,
+            generic=op.space is AddrSpace.GENERIC,
+        )  # fmt: skip
+        rid = self._regular(st, ins, t, kind=Kind.READ, order=r_order, value=None, **common)
+        old = ReadValue(rid, width)
+        cond, new = sem.rmw_write(op, old, st.regs, self.layout, ins.span)
+        wid = self._regular(
+            st, ins, t, kind=Kind.WRITE, order=w_order, value=new,
+            guard=sem.conj(st.guard, cond), **common,
+        )  # fmt: skip
+        self.rmw.add((rid, wid))
+        st.regs[sem.reg_key(op.dst)] = old
+
+    def _cp_async(self, st: _State, ins: Instruction, op: CpAsync, t: int) -> None:
+        src = sem.address(st.regs, op.src, self.layout)
+        dst = sem.address(st.regs, op.dst, self.layout)
+        if not isinstance(src, Const) or not isinstance(dst, Const):
+            raise PisaMMError.at(
+                ins.span, "cp.async with an address computed from a loaded value is not supported"
+            )
+        found = self.layout.find(src.value)
+        if found is None:
+            raise PisaMMError.at(
+                ins.span, f"cp.async source {src.value:#x} is outside every variable"
+            )
+        ew = found[0].width
+        dfound = self.layout.find(dst.value)
+        if dfound is not None and dfound[0].width != ew:
+            raise PisaMMError.at(
+                ins.span,
+                f"cp.async between @{found[0].name} ({ew}-bit elements) and "
+                f"@{dfound[0].name} ({dfound[0].width}-bit elements): mixed widths "
+                "are not supported",
+            )
+        nbytes = ew // 8
+        if op.size % nbytes:
+            raise PisaMMError.at(
+                ins.span, f"cp.async size {op.size} is not a multiple of {nbytes}-byte elements"
+            )
+        before = [e for e in st.events if e not in self.async_ids] + sorted(st.completed)
+        for i in range(op.size // nbytes):
+            sa = Const(src.value + i * nbytes, sem.ADDR_WIDTH)
+            da = Const(dst.value + i * nbytes, sem.ADDR_WIDTH)
+            slocs = self._resolve(sa, frozenset({Space.GLOBAL}), ew, t, ins.span, write=False)
+            dlocs = self._resolve(da, frozenset({Space.SHARED}), ew, t, ins.span, write=True)
+            rid = self._new(
+                st, ins, t, kind=Kind.READ, tag=Tag.ASYNC, order=Order.NA, scope=None,
+                spaces=_spaces(slocs), width=ew, addr=sa, locs=slocs, value=None,
+            )  # fmt: skip
+            wid = self._new(
+                st, ins, t, kind=Kind.WRITE, tag=Tag.ASYNC, order=Order.NA, scope=None,
+                spaces=_spaces(dlocs), width=ew, addr=da, locs=dlocs,
+                value=ReadValue(rid, ew),
+            )  # fmt: skip
+            self.async_ids.update((rid, wid))
+            self.aso.add((rid, wid))
+            self.aso.update((b, e) for b in before for e in (rid, wid))
+            st.group.extend((rid, wid))
+
+    def _collective(self, st: _State, ins: Instruction, op: Collective, t: int) -> None:
+        p = self.places[t]
+        if p.host:
+            raise PisaMMError.at(ins.span, "a host thread cannot execute a sub-group collective")
+        k = st.collectives
+        own = sem.collective_contribution(op, st.regs, self.layout, ins.span)
+        self._regular(
+            st, ins, t, kind=Kind.COLLECTIVE, tag=Tag.PLAIN, order=Order.NA, scope=None,
+            spaces=frozenset(), width=0, addr=None, locs=frozenset(), value=own,
+            collective_index=k,
+        )  # fmt: skip
+        members = self.lanes[(p.gpu, p.wg, p.sg)]
+        assert p.lane is not None
+
+        def contribution(lane: int) -> Expr:
+            if lane == p.lane:
+                return own
+            return Contribution(members[lane], k, own.width)
+
+        result = sem.collective_result(
+            op, st.regs, self.layout, p.lane, range(len(members)), contribution, ins.span
+        )
+        assert isinstance(op.dst, Reg)
+        st.regs[sem.reg_key(op.dst)] = result
+        st.collectives += 1
+
+
+def _spaces(locs: frozenset[Location]) -> frozenset[Space]:
+    return frozenset(loc.space for loc in locs)
+
+
+# ---------------------------------------------------------------- id shifting
+
+
+def _shift(expr: Expr, n: int) -> Expr:
+    match expr:
+        case ReadValue(event=e, width=w):
+            return ReadValue(e + n, w)
+        case Apply(op=op, args=args, width=w, fmt=fmt):
+            return Apply(op, tuple(_shift(a, n) for a in args), w, fmt)
+        case _:
+            return expr
+
+
+def _shift_event(ev: Event, n: int) -> Event:
+    return replace(
+        ev,
+        id=ev.id + n,
+        parent=None if ev.parent is None else ev.parent + n,
+        addr=None if ev.addr is None else _shift(ev.addr, n),
+        value=None if ev.value is None else _shift(ev.value, n),
+        guard=_shift(ev.guard, n),
+    )
+
+
+def _shift_pairs(pairs: Iterable[tuple[int, int]], n: int) -> frozenset[tuple[int, int]]:
+    return frozenset((a + n, b + n) for a, b in pairs)
+
+
+# ---------------------------------------------------------------- the structure
+
+
+def _init_value(decl: VarDecl, offset: int) -> int:
+    idx = offset // (decl.width // 8)
+    return decl.init[idx] if idx < len(decl.init) else 0
+
+
+def _observed(test: LitmusTest, layout: Layout) -> set[Location]:
+    """Locations named by the condition or `locations` (their init values are needed)."""
+    out: set[Location] = set()
+    obs: list[object] = list(test.locations)
+    stack: list[object] = [test.condition.prop]
+    while stack:
+        p = stack.pop()
+        for attr in ("arg", "args", "lhs", "rhs", "obs"):
+            v = getattr(p, attr, None)
+            if isinstance(v, tuple):
+                stack.extend(v)
+            elif v is not None:
+                stack.append(v)
+        if isinstance(p, MemObs):
+            obs.append(p)
+    for o in obs:
+        if not isinstance(o, MemObs):
+            continue
+        var = layout.variable(o.var)
+        if var is None or var.space is Space.PRIVATE:
+            continue
+        if var.space is Space.SHARED and o.wg is None:
+            continue
+        inst = o.wg if var.space is Space.SHARED else None
+        out.add(Location(var.name, o.index * (var.width // 8), inst, var.space))
+    return out
+
+
+def _fence_scope(op: Fence) -> Scope:
+    """A fence over `.shared` alone acts within one work-group, so wider scopes are WG.
+
+    model-decisions: on `.shared` memory any scope of workgroup or wider behaves as
+    workgroup scope; accesses get the same clamp in `_scope`.
+    """
+    if op.spaces == frozenset({Space.SHARED}) and op.scope > Scope.WG:
+        return Scope.WG
+    return op.scope
+
+
+def _dependencies(
+    events: tuple[Event, ...],
+) -> tuple[set[tuple[int, int]], set[tuple[int, int]], set[tuple[int, int]]]:
+    """addr, data and ctrl: from each read to the events whose address, written value or
+    guard mentions its value, through registers and through collective contributions."""
+    contributed: dict[tuple[int, int], list[Expr]] = {}
+    for ev in events:
+        if ev.kind is Kind.COLLECTIVE and ev.value is not None:
+            assert ev.thread is not None and ev.collective_index is not None
+            contributed.setdefault((ev.thread, ev.collective_index), []).append(ev.value)
+    memo: dict[tuple[int, int], frozenset[int]] = {}
+
+    def contrib_reads(key: tuple[int, int]) -> frozenset[int]:
+        if key not in memo:
+            memo[key] = frozenset()  # contributions only use earlier collectives; no cycle
+            memo[key] = frozenset().union(*(reads(v) for v in contributed.get(key, [])))
+        return memo[key]
+
+    def reads(expr: Expr) -> frozenset[int]:
+        out = set(sem.free_reads(expr))
+        for key in sem.contributions(expr):
+            out |= contrib_reads(key)
+        return frozenset(out)
+
+    addr: set[tuple[int, int]] = set()
+    data: set[tuple[int, int]] = set()
+    ctrl: set[tuple[int, int]] = set()
+    for ev in events:
+        if ev.thread is None:
+            continue
+        if ev.addr is not None and not isinstance(ev.addr, Const):
+            addr.update((r, ev.id) for r in reads(ev.addr) if r != ev.id)
+        if ev.value is not None and ev.kind in (Kind.WRITE, Kind.COLLECTIVE):
+            data.update((r, ev.id) for r in reads(ev.value) if r != ev.id)
+        ctrl.update((r, ev.id) for r in reads(ev.guard) if r != ev.id)
+    return addr, data, ctrl
+
+
+def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
+    """Symbolically execute every thread along every path, loops unrolled `unroll` times."""
+    if unroll < 0:
+        raise PisaMMError.at(None, f"--unroll must be at least 0, not {unroll}")
+    b = _Builder(test, unroll)
+    for thread in test.threads:
+        b.run_thread(thread)
+
+    accessed = {loc for ev in b.events for loc in ev.locs}
+    init_locs = sorted(accessed, key=lambda loc: (_addr_of(b.layout, loc), loc))
+    n = len(init_locs)
+    inits: list[Event] = []
+    init_values: dict[Location, int] = {}
+    for i, loc in enumerate(init_locs):
+        decl = b.decls[loc.var]
+        var = b.layout.variable(loc.var)
+        assert var is not None
+        value = _init_value(decl, loc.offset)
+        init_values[loc] = value
+        inits.append(
+            Event(
+                id=i, thread=None, kind=Kind.WRITE, tag=Tag.INIT, order=Order.NA, scope=None,
+                spaces=frozenset({loc.space}), width=var.width,
+                addr=Const(var.base + loc.offset, sem.ADDR_WIDTH), locs=frozenset({loc}),
+                value=Const(value, var.width), guard=TRUE, parent=None, span=decl.span,
+                text=f"init {loc} = {value}",
+            )
+        )  # fmt: skip
+    for loc in _observed(test, b.layout) - accessed:
+        init_values[loc] = _init_value(b.decls[loc.var], loc.offset)
+
+    events = tuple(inits) + tuple(_shift_event(ev, n) for ev in b.events)
+    threads = tuple(
+        ThreadStructure(
+            index=t.index,
+            name=f"P{t.index}",
+            placement=b.places[t.index],
+            paths=tuple(
+                Path(
+                    tuple(e + n for e in p.events),
+                    _shift(p.guard, n),
+                    tuple((k, _shift(v, n)) for k, v in p.final_regs),
+                    p.returned,
+                    p.cut,
+                )
+                for p in b.paths[t.index]
+            ),
+        )
+        for t in test.threads
+    )
+    po: set[tuple[int, int]] = set()
+    for ev in events:
+        if ev.thread is None or ev.tag is Tag.ASYNC:
+            continue
+        anc = ev.parent
+        while anc is not None:
+            po.add((anc, ev.id))
+            anc = events[anc].parent
+    addr, data, ctrl = _dependencies(events)
+    return EventStructure(
+        name=test.name,
+        events=events,
+        threads=threads,
+        po=frozenset(po),
+        aso=_closure(_shift_pairs(b.aso, n)),
+        rmw=_shift_pairs(b.rmw, n),
+        addr=frozenset(addr),
+        data=frozenset(data),
+        ctrl=frozenset(ctrl),
+        init=tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(b.layout, kv[0]), kv[0]))),
+        layout=b.layout,
+        unroll=unroll,
+    )
+
+
+def _addr_of(layout: Layout, loc: Location) -> tuple[int, int]:
+    var = layout.variable(loc.var)
+    base = 0 if var is None else var.base
+    return base + loc.offset, -1 if loc.instance is None else loc.instance
+
+
+def _closure(pairs: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    succ: dict[int, set[int]] = {}
+    for a, c in pairs:
+        succ.setdefault(a, set()).add(c)
+    out: set[tuple[int, int]] = set()
+    for start in succ:
+        seen: set[int] = set()
+        todo = list(succ[start])
+        while todo:
+            x = todo.pop()
+            if x in seen:
+                continue
+            seen.add(x)
+            todo.extend(succ.get(x, ()))
+        out.update((start, x) for x in seen)
+    return frozenset(out)
