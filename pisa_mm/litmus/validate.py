@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from fractions import Fraction
 from typing import NoReturn
 
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
@@ -58,6 +57,7 @@ from pisa_mm.litmus.program import (
     WaitGroup,
 )
 from pisa_mm.values.expr import FpFormat
+from pisa_mm.values.fp import float_literal_to_bits
 
 _SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3}
 _SPACE_OF = {
@@ -87,41 +87,6 @@ def int_bits(raw: S.RawInt, width: int, what: str = "operand") -> int:
     return value & ((1 << width) - 1)
 
 
-def float_bits(value: float, fmt: FpFormat) -> int | None:
-    """`value` (a binary64) in format `fmt`, rounded to nearest even; None on overflow."""
-    w, p = fmt.width, fmt.sbits
-    ebits = fmt.ebits
-    sign = 1 if math.copysign(1.0, value) < 0 else 0
-    top = sign << (w - 1)
-    if math.isnan(value):
-        return top | (((1 << ebits) - 1) << (p - 1)) | (1 << (p - 2))
-    if math.isinf(value):
-        return top | (((1 << ebits) - 1) << (p - 1))
-    mag = Fraction(abs(value))
-    if mag == 0:
-        return top
-    bias = (1 << (ebits - 1)) - 1
-    e = math.frexp(abs(value))[1] - 1  # mag in [2^e, 2^(e+1))
-    e = max(e, 1 - bias)  # subnormals share the smallest exponent
-    q = _round_even(mag / Fraction(2) ** (e - (p - 1)))
-    if q >= 1 << p:  # rounding carried into the next binade
-        q >>= 1
-        e += 1
-    if e > bias:
-        return None
-    if q < 1 << (p - 1):  # subnormal: biased exponent 0
-        return top | q
-    return top | ((e + bias) << (p - 1)) | (q - (1 << (p - 1)))
-
-
-def _round_even(x: Fraction) -> int:
-    floor = x.numerator // x.denominator
-    rest = x - floor
-    if rest > Fraction(1, 2) or (rest == Fraction(1, 2) and floor % 2 == 1):
-        return floor + 1
-    return floor
-
-
 def _fp_imm(raw: S.RawInt | S.RawFloat, fmt: FpFormat) -> Imm:
     """A float operand of fatom: a decimal converted to `fmt`, or an IEEE pattern of its size."""
     name = fmt.value[0]
@@ -141,8 +106,8 @@ def _fp_imm(raw: S.RawInt | S.RawFloat, fmt: FpFormat) -> Imm:
         _fail(raw.span, f"bad number {raw.text}", "immediate")
     if math.isinf(value):
         _fail(raw.span, f"float literal {raw.text} is out of range", "immediate")
-    bits = float_bits(value, fmt)
-    if bits is None:
+    bits = float_literal_to_bits(raw.text, fmt, raw.span)
+    if bits & ~(1 << (fmt.width - 1)) == ((1 << fmt.ebits) - 1) << (fmt.sbits - 1):
         _fail(raw.span, f"float literal {raw.text} overflows .{name}", "immediate")
     return Imm(bits, raw.span)
 

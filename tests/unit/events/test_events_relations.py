@@ -63,7 +63,8 @@ def test_sets_by_kind_order_scope_space() -> None:
     assert sets["IW"] == {0, 1, 2} and sets["IW"] <= sets["W"] and sets["IW"] <= sets["NA"]
     assert w in sets["RLX"] and w in sets["SYS"] and r in sets["ACQ"] and r in sets["WG"]
     assert f in sets["F"] and f in sets["SHARED"] and f not in sets["GLOBAL"]
-    assert f in sets["ACQ_REL"] and f in sets["GPU"]
+    # a fence over .shared alone acts within one work-group: its .gpu scope is clamped to WG
+    assert f in sets["ACQ_REL"] and f in sets["WG"] and f not in sets["GPU"]
     assert q in sets["GENERIC"] and q in sets["NA"]
     assert q not in sets["GLOBAL"]  # computed address: a global or a shared location
     assert {w, r} <= sets["GLOBAL"]

@@ -46,7 +46,6 @@ from pisa_mm.litmus.program import (
     VarRef,
     WaitGroup,
 )
-from pisa_mm.litmus.validate import float_bits
 from pisa_mm.values.expr import FpFormat
 
 MP = """PISA MP+rel.gpu+acq.gpu
@@ -221,18 +220,29 @@ def test_every_fatom_op_and_type() -> None:
     assert isinstance(got, FAtom) and got.src0 == Imm(0x3F800000, got.src0.span)
 
 
-def test_float_conversion_round_to_nearest_even() -> None:
-    assert float_bits(1.0, FpFormat.F) == 0x3F800000
-    assert float_bits(-1.0, FpFormat.HF) == 0xBC00
-    assert float_bits(1.5, FpFormat.BF) == 0x3FC0
-    assert float_bits(0.1, FpFormat.DF) == 0x3FB999999999999A
-    assert float_bits(65504.0, FpFormat.HF) == 0x7BFF
-    assert float_bits(65520.0, FpFormat.HF) is None  # rounds past the largest half
-    assert float_bits(2.0**-24, FpFormat.HF) == 0x0001  # smallest subnormal
+def _fatom_imm(literal: str, fmt: str) -> int:
+    var = {"hf": "@h", "bf": "@h", "f": "@x", "df": "@g"}[fmt]
+    got = op(f"fatom.global.add.{fmt} %r0, [{var}], {literal};")
+    assert isinstance(got, FAtom) and isinstance(got.src0, Imm)
+    return got.src0.value
+
+
+def test_float_immediates_round_to_nearest_even() -> None:
+    assert _fatom_imm("1.0", "f") == 0x3F800000
+    assert _fatom_imm("-1.0", "hf") == 0xBC00
+    assert _fatom_imm("1.5", "bf") == 0x3FC0
+    assert _fatom_imm("0.1", "df") == 0x3FB999999999999A
+    assert _fatom_imm("65504.0", "hf") == 0x7BFF
+    assert _fatom_imm("5.960464477539063e-08", "hf") == 0x0001  # smallest subnormal
     # halfway between 1 and the next bf16 (1 + 2^-7): ties to even, down to 1.0
-    assert float_bits(1.0 + 2.0**-8, FpFormat.BF) == 0x3F80
-    assert float_bits(1.0 + 3 * 2.0**-8, FpFormat.BF) == 0x3F82
-    assert float_bits(0.0, FpFormat.F) == 0 and float_bits(-0.0, FpFormat.F) == 0x80000000
+    assert _fatom_imm("1.00390625", "bf") == 0x3F80
+    assert _fatom_imm("1.01171875", "bf") == 0x3F82
+    assert _fatom_imm("0.0", "f") == 0 and _fatom_imm("-0.0", "f") == 0x80000000
+
+
+def test_float_immediate_that_rounds_past_the_largest_finite_is_an_error() -> None:
+    with pytest.raises(PisaMMError, match="overflows .hf"):
+        _fatom_imm("65520.0", "hf")
 
 
 def test_fence_forms() -> None:
