@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import ClassVar
 
 from pisa_mm.litmus.program import Observable
 
@@ -59,3 +60,5 @@ class TestResult:
     condition_text: str
     seconds: float = 0.0
     counts_executions: bool = True
+
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite its name

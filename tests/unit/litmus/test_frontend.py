@@ -241,7 +241,7 @@ def test_float_immediates_round_to_nearest_even() -> None:
 
 
 def test_float_immediate_that_rounds_past_the_largest_finite_is_an_error() -> None:
-    with pytest.raises(PisaMMError, match="overflows .hf"):
+    with pytest.raises(PisaMMError, match=r"overflows \.hf"):
         _fatom_imm("65520.0", "hf")
 
 

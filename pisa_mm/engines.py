@@ -1,0 +1,94 @@
+"""The engine registry: engine name -> `run_test(test, structure, model, options)`, lazily."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
+
+from pisa_mm.errors import PisaMMError
+
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+    from pisa_mm.events.model import EventStructure
+    from pisa_mm.litmus.program import LitmusTest
+    from pisa_mm.outcomes.model import TestResult
+
+__all__ = [
+    "DEFAULT_UNROLL",
+    "ENGINES",
+    "EXACT_ENGINES",
+    "EngineOptions",
+    "RunTest",
+    "available_engines",
+    "default_engine",
+    "get_engine",
+]
+
+DEFAULT_UNROLL = 2
+
+
+@dataclass(frozen=True, slots=True)
+class EngineOptions:
+    """What every engine is told besides the test and the model.
+
+    `timeout` (seconds) and `rlimit` (Z3 resource units) budget solver-based engines; an
+    engine that runs out reports the verdict Unknown. Other engines ignore them.
+    """
+
+    unroll: int = DEFAULT_UNROLL
+    timeout: float | None = None
+    rlimit: int | None = None
+
+
+RunTest = Callable[["LitmusTest", "EventStructure", "Model", EngineOptions], "TestResult"]
+
+# name -> "module:function"; modules are imported only when the engine is used, so that an
+# engine whose dependencies are missing never breaks the others.
+ENGINES: dict[str, str] = {
+    "smt": "pisa_mm.smt.engine:run_test",
+    "explicit": "pisa_mm.explicit.engine:run_test",
+    "operational": "pisa_mm.operational.engine:run_test",
+}
+
+# Engines that compute exactly the answer of the model they are given. The others (the
+# operational machine) compute a subset of the allowed states and flags of the models they
+# implement (docs/operational.md): comparisons hold them to that, not to equality.
+EXACT_ENGINES = frozenset({"smt", "explicit"})
+
+# The first available engine in this list is the default.
+_PREFERENCE = ("smt", "explicit")
+
+
+def _import(name: str) -> RunTest | None:
+    module_name, _, attr = ENGINES[name].partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError:
+        return None
+    fn = getattr(module, attr, None)
+    return cast("RunTest", fn) if callable(fn) else None
+
+
+def available_engines() -> tuple[str, ...]:
+    """Registered engines that import cleanly, in registry order."""
+    return tuple(name for name in ENGINES if _import(name) is not None)
+
+
+def get_engine(name: str) -> RunTest:
+    """The engine called `name`; a PisaMMError when it is unknown or cannot be imported."""
+    if name not in ENGINES:
+        known = ", ".join(ENGINES)
+        raise PisaMMError.at(None, f"unknown engine '{name}' (known: {known})", "engine")
+    fn = _import(name)
+    if fn is None:
+        raise PisaMMError.at(None, f"engine '{name}' is not available in this build", "engine")
+    return fn
+
+
+def default_engine() -> str:
+    for name in _PREFERENCE:
+        if _import(name) is not None:
+            return name
+    raise PisaMMError.at(None, "no engine is available", "engine")

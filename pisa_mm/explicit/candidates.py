@@ -1,0 +1,503 @@
+"""Enumerate candidate executions of an event structure: paths, then rf and co.
+
+A candidate picks one path per work-item, a write for every read that happens (same
+location once addresses are resolved), and a coherence order per location (init first).
+Values are computed in dependency order; a candidate whose values depend on themselves
+(rf with the data and address dependencies cyclic) is skipped, as herd7 does
+(docs/architecture.md). Nothing here knows a memory model: consistency is the model's job,
+and an optional `Prune` callback may cut partial candidates that no completion can save.
+When events and locations do not depend on values, co is chosen before rf so that such a
+callback sees complete coherence orders while rf is being chosen.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from pisa_mm.errors import PisaMMError
+from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
+from pisa_mm.values.eval import evaluate
+from pisa_mm.values.expr import Const, Expr
+
+__all__ = ["Candidate", "Prune", "candidates", "location_address"]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """One candidate execution: what happens, who reads from whom, and in which co order.
+
+    `paths` has the picked path of each work-item (in thread order), `events` the ids of the
+    events that happen (init writes included), `locs` the resolved location of every
+    happening access, `values` the value of every happening read and write, `co` the
+    coherence order of every location as a tuple of write ids (init write first).
+
+    A *partial* candidate (what a `Prune` callback sees) has only some of its rf edges and
+    a prefix of each coherence order, `pending` holding the writes still to be placed after
+    that prefix; its `values` may be empty. Its rf and co are subsets of those of every
+    candidate that completes it.
+    """
+
+    paths: tuple[Path, ...]
+    path_indices: tuple[int, ...]
+    events: frozenset[int]
+    rf: frozenset[tuple[int, int]]
+    co: Mapping[Location, tuple[int, ...]]
+    locs: Mapping[int, Location]
+    values: Mapping[int, int]
+    contributions: Mapping[tuple[int, int], int]  # (thread, k) -> its k-th contribution
+    pending: Mapping[Location, frozenset[int]] = field(default_factory=dict)
+
+    @property
+    def cut(self) -> bool:
+        return any(p.cut for p in self.paths)
+
+    def co_pairs(self) -> frozenset[tuple[int, int]]:
+        """The coherence relation: transitive, total on each location's writes (for a
+        partial candidate: the placed prefix, before every pending write)."""
+        out: set[tuple[int, int]] = set()
+        for loc, order in self.co.items():
+            later = self.pending.get(loc, frozenset())
+            for i, a in enumerate(order):
+                out.update((a, b) for b in order[i + 1 :])
+                out.update((a, b) for b in later)
+        return frozenset(out)
+
+    def evaluate(self, es: EventStructure, expr: Expr) -> int:
+        """`expr` (e.g. a final register) with this execution's read values and contributions."""
+
+        def contribution(thread: int, index: int) -> int:
+            if (thread, index) not in self.contributions:
+                raise _divergence(es, thread, index)
+            return self.contributions[(thread, index)]
+
+        return evaluate(expr, lambda eid: self.values[eid], contribution)
+
+    def final_value(self, loc: Location) -> int | None:
+        """The value of the co-last write to `loc`, None if nothing wrote it."""
+        order = self.co.get(loc)
+        return None if not order else self.values[order[-1]]
+
+
+# Called on partial candidates; False means no completion can be allowed (skip them all).
+Prune = Callable[[Candidate], bool]
+
+
+class _Unknown(Exception):
+    """A value needed an rf edge that is not chosen yet."""
+
+
+class _Cyclic(Exception):
+    """A value depends on itself through rf and data/address dependencies."""
+
+
+class _Absent(Exception):
+    """A value was needed from a read that does not happen in this candidate.
+
+    Guards are conjunctions of the branch conditions before an event, so whatever needs
+    such a value lies on a path whose guard is false: the candidate is not well formed.
+    """
+
+
+class _BadAddress(Exception):
+    """A computed address is none of the locations the access may touch."""
+
+
+def _divergence(es: EventStructure, thread: int, index: int) -> PisaMMError:
+    """Collective divergence is undefined behaviour (docs/events.md): never invent a value."""
+    spans = [
+        e.span
+        for e in es.events
+        if e.thread == thread and e.kind is Kind.COLLECTIVE and e.collective_index == index
+    ]
+    return PisaMMError.at(
+        spans[0] if spans else None,
+        f"collective divergence: a lane of P{thread}'s sub-group uses P{thread}'s collective "
+        f"#{index + 1}, which P{thread} does not execute on some path (undefined behaviour, "
+        "PISA 7); the explicit engine does not support it",
+        "collective-divergence",
+    )
+
+
+def location_address(es: EventStructure, loc: Location) -> int:
+    var = es.layout.variable(loc.var)
+    if var is None:
+        raise RuntimeError(f"location {loc} names no variable of the layout")
+    return var.base + loc.offset
+
+
+class _Resolver:
+    """Values, addresses and guards under a (possibly partial) rf choice, memoised.
+
+    `value(e)` determines event e: first its address, then (for a read) the value of the
+    write it reads from, or (for a write or collective) its value expression. Reaching an
+    event that is still being determined is a dependency cycle (rf, data and addr).
+    """
+
+    def __init__(
+        self,
+        es: EventStructure,
+        rf: Mapping[int, int | None],
+        collectives: Mapping[tuple[int, int], int],
+    ) -> None:
+        self.es = es
+        self.rf = rf
+        self.collectives = collectives
+        self.busy: set[int] = set()
+        self.value_memo: dict[int, int] = {}
+        self.addr_memo: dict[int, int | None] = {}
+
+    def _eval(self, expr: Expr) -> int:
+        if isinstance(expr, Const):
+            return expr.value
+        return evaluate(expr, self.value, self.contribution)
+
+    def contribution(self, thread: int, index: int) -> int:
+        eid = self.collectives.get((thread, index))
+        if eid is None:
+            raise _divergence(self.es, thread, index)
+        return self.value(eid)
+
+    def address(self, eid: int) -> int | None:
+        if eid in self.addr_memo:
+            return self.addr_memo[eid]
+        e = self.es.events[eid]
+        if eid in self.busy:
+            raise _Cyclic
+        self.busy.add(eid)
+        try:
+            value = None if e.addr is None else self._eval(e.addr)
+        finally:
+            self.busy.discard(eid)
+        self.addr_memo[eid] = value
+        return value
+
+    def value(self, eid: int) -> int:
+        if eid in self.value_memo:
+            return self.value_memo[eid]
+        e = self.es.events[eid]
+        self.address(eid)  # an address dependency is part of determining the event
+        if eid in self.busy:
+            raise _Cyclic
+        self.busy.add(eid)
+        try:
+            if e.kind is Kind.READ:
+                if eid not in self.rf:
+                    raise _Unknown
+                source = self.rf[eid]
+                if source is None:
+                    raise _Absent
+                value = self.value(source)
+            else:
+                if e.value is None:
+                    raise RuntimeError(f"event {eid} has no value")
+                value = self._eval(e.value)
+        finally:
+            self.busy.discard(eid)
+        self.value_memo[eid] = value
+        return value
+
+    def holds(self, guard: Expr) -> bool:
+        return self._eval(guard) != 0
+
+    def location(self, eid: int) -> Location:
+        e = self.es.events[eid]
+        if len(e.locs) == 1 and isinstance(e.addr, Const | None):
+            return next(iter(e.locs))
+        address = self.address(eid)
+        for loc in sorted(e.locs):
+            if location_address(self.es, loc) == address:
+                return loc
+        # Like a solver constraining the address to the access's possible locations, a
+        # candidate computing a wild address (e.g. a null pointer) is not well formed.
+        raise _BadAddress
+
+
+def _try(check: Callable[[], bool]) -> bool | None:
+    """Run a check: its answer, or None when it needs an rf edge not chosen yet."""
+    try:
+        return check()
+    except _Unknown:
+        return None
+
+
+def candidates(es: EventStructure, prune: Prune | None = None) -> Iterator[Candidate]:
+    """Every well-formed candidate execution, in a deterministic order.
+
+    `prune`, if given, is asked about partial candidates (rf chosen for some reads, when the
+    events and locations do not depend on values; a prefix of co) and may cut them: it must
+    answer False only when no completion is wanted.
+    """
+    inits = [e.id for e in es.events if e.thread is None]
+    for choice in itertools.product(*(range(len(t.paths)) for t in es.threads)):
+        paths = tuple(t.paths[i] for t, i in zip(es.threads, choice, strict=True))
+        yield from _Choice(es, paths, tuple(choice), inits, prune).candidates()
+
+
+def _static_locations(paths: Sequence[Path], events: Sequence[Event]) -> dict[int, Location] | None:
+    """Every access's location, when every event surely happens and no address depends on
+    a value (then the events and locations of the candidate are known before rf)."""
+    if not all(_always(p.guard) for p in paths):
+        return None
+    locs: dict[int, Location] = {}
+    for e in events:
+        if not _always(e.guard):
+            return None
+        if e.kind in (Kind.READ, Kind.WRITE):
+            if len(e.locs) != 1 or not isinstance(e.addr, Const | None):
+                return None
+            locs[e.id] = next(iter(e.locs))
+    return locs
+
+
+RfChoice = dict[int, int | None]
+CoOrders = dict[Location, tuple[int, ...]]
+
+
+class _Choice:
+    """One choice of paths: its events, and the enumeration of rf and co over them."""
+
+    def __init__(
+        self,
+        es: EventStructure,
+        paths: tuple[Path, ...],
+        choice: tuple[int, ...],
+        inits: Sequence[int],
+        prune: Prune | None,
+    ) -> None:
+        self.es, self.paths, self.choice, self.prune = es, paths, choice, prune
+        present = sorted(set(inits) | {eid for p in paths for eid in p.events})
+        self.events = [es.events[i] for i in present]
+        self.collectives = {
+            (e.thread, e.collective_index): e.id
+            for e in self.events
+            if e.kind is Kind.COLLECTIVE and e.thread is not None and e.collective_index is not None
+        }
+        self.reads = [e for e in self.events if e.kind is Kind.READ]
+        writes = [e for e in self.events if e.kind is Kind.WRITE]
+        self.sources: dict[int, list[int | None]] = {}
+        for r in self.reads:
+            options: list[int | None] = [w.id for w in writes if w.locs & r.locs]
+            if not _always(r.guard):
+                options.append(None)  # the read may not happen
+            self.sources[r.id] = options
+        self.static_locs = _static_locations(paths, self.events)
+
+    def candidates(self) -> Iterator[Candidate]:
+        if self.prune is not None and self.static_locs is not None:
+            # Events and locations are fixed: choose co first, so that every rf choice is
+            # judged against a complete co (a stale read is cut as soon as it is chosen).
+            ids = frozenset(e.id for e in self.events)
+            init_of, by_loc = _writes_by_location(self.events, self.static_locs)
+            for co in self._orders(init_of, by_loc, ids, self.static_locs, frozenset()):
+                for rf in self._assign(co):
+                    yield self._resolved(rf, co)
+        else:
+            for rf in self._assign(None):
+                yield from self._with_rf(rf)
+
+    # ---------------------------------------------------------------- rf
+
+    def _consistent(self, rf: RfChoice, complete: bool) -> bool:
+        res = _Resolver(self.es, rf, self.collectives)
+        try:
+            return _consistent(self.es, res, rf, self.paths, self.events, complete)
+        except (_Cyclic, _BadAddress, _Absent):
+            return False
+
+    def _wanted(self, rf: RfChoice, co: CoOrders | None) -> bool:
+        if self.prune is None or self.static_locs is None:
+            return True
+        return self.prune(
+            self._candidate(
+                frozenset(e.id for e in self.events),
+                _rf_pairs(rf),
+                co or {},
+                self.static_locs,
+                {},
+                {},
+                {},
+            )
+        )
+
+    def _assign(self, co: CoOrders | None) -> Iterator[RfChoice]:
+        """Complete, consistent rf choices (`co`, when given, is fixed for pruning)."""
+        rf: RfChoice = {}
+
+        def go(k: int) -> Iterator[RfChoice]:
+            if k == len(self.reads):
+                if self._consistent(rf, complete=True):
+                    yield dict(rf)
+                return
+            r = self.reads[k]
+            for w in self.sources[r.id]:
+                rf[r.id] = w
+                if self._consistent(rf, complete=False) and self._wanted(rf, co):
+                    yield from go(k + 1)
+                del rf[r.id]
+
+        return go(0)
+
+    # ---------------------------------------------------------------- values and co
+
+    def _candidate(
+        self,
+        ids: frozenset[int],
+        rf: frozenset[tuple[int, int]],
+        co: CoOrders,
+        locs: Mapping[int, Location],
+        values: Mapping[int, int],
+        contributions: Mapping[tuple[int, int], int],
+        pending: Mapping[Location, frozenset[int]],
+    ) -> Candidate:
+        return Candidate(
+            paths=self.paths,
+            path_indices=self.choice,
+            events=ids,
+            rf=rf,
+            co=dict(co),
+            locs=locs,
+            values=values,
+            contributions=contributions,
+            pending=dict(pending),
+        )
+
+    def _values(
+        self, rf: RfChoice
+    ) -> tuple[frozenset[int], dict[int, Location], dict[int, int], dict[tuple[int, int], int]]:
+        """What happens under a complete rf: event ids, locations, values, contributions."""
+        res = _Resolver(self.es, rf, self.collectives)
+        happening = [e for e in self.events if e.thread is None or res.holds(e.guard)]
+        locs: dict[int, Location] = {}
+        values: dict[int, int] = {}
+        for e in happening:
+            if e.kind in (Kind.READ, Kind.WRITE):
+                locs[e.id] = res.location(e.id)
+                values[e.id] = res.value(e.id)
+            elif e.kind is Kind.COLLECTIVE:
+                values[e.id] = res.value(e.id)
+        ids = frozenset(e.id for e in happening)
+        contributions = {k: values[eid] for k, eid in self.collectives.items() if eid in ids}
+        return ids, locs, values, contributions
+
+    def _resolved(self, rf: RfChoice, co: CoOrders) -> Candidate:
+        ids, locs, values, contributions = self._values(rf)
+        return self._candidate(ids, _rf_pairs(rf), co, locs, values, contributions, {})
+
+    def _with_rf(self, rf: RfChoice) -> Iterator[Candidate]:
+        ids, locs, values, contributions = self._values(rf)
+        init_of, by_loc = _writes_by_location([self.es.events[i] for i in sorted(ids)], locs)
+        pairs = _rf_pairs(rf)
+        for co in self._orders(init_of, by_loc, ids, locs, pairs):
+            yield self._candidate(ids, pairs, co, locs, values, contributions, {})
+
+    def _orders(
+        self,
+        init_of: Mapping[Location, int],
+        by_loc: Mapping[Location, list[int]],
+        ids: frozenset[int],
+        locs: Mapping[int, Location],
+        rf: frozenset[tuple[int, int]],
+    ) -> Iterator[CoOrders]:
+        """Every coherence order (init first), built write by write from the front of each
+        location's order; `prune` judges each proper prefix."""
+        all_locs = sorted(set(init_of) | set(by_loc))
+        co: CoOrders = {loc: (init_of[loc],) if loc in init_of else () for loc in all_locs}
+        pending = {loc: frozenset(by_loc.get(loc, ())) for loc in all_locs}
+
+        def keep() -> bool:
+            if self.prune is None:
+                return True
+            return self.prune(self._candidate(ids, rf, co, locs, {}, {}, pending))
+
+        def go(i: int) -> Iterator[CoOrders]:
+            if i == len(all_locs):
+                yield dict(co)
+                return
+            loc = all_locs[i]
+            prefix, rest = co[loc], pending[loc]
+            if not rest:
+                yield from go(i + 1)
+                return
+            for w in sorted(rest):
+                co[loc], pending[loc] = (*prefix, w), rest - {w}
+                if not pending[loc] or keep():
+                    yield from go(i)
+            co[loc], pending[loc] = prefix, rest
+
+        return go(0)
+
+
+def _rf_pairs(rf: RfChoice) -> frozenset[tuple[int, int]]:
+    return frozenset((w, r) for r, w in rf.items() if w is not None)
+
+
+def _writes_by_location(
+    events: Sequence[Event], locs: Mapping[int, Location]
+) -> tuple[dict[Location, int], dict[Location, list[int]]]:
+    """The init write of each location, and its other writes in id order."""
+    init_of: dict[Location, int] = {}
+    by_loc: dict[Location, list[int]] = {}
+    for e in events:
+        if e.kind is Kind.WRITE:
+            if e.thread is None:
+                init_of[locs[e.id]] = e.id
+            else:
+                by_loc.setdefault(locs[e.id], []).append(e.id)
+    return init_of, by_loc
+
+
+def _always(guard: Expr) -> bool:
+    return isinstance(guard, Const) and guard.value != 0
+
+
+def _consistent(
+    es: EventStructure,
+    res: _Resolver,
+    rf: Mapping[int, int | None],
+    paths: Sequence[Path],
+    events: Sequence[Event],
+    complete: bool,
+) -> bool:
+    """False when the chosen rf edges already contradict values, guards or locations.
+
+    With `complete`, every check must be decidable; otherwise undecidable ones pass.
+    """
+
+    def guard_is(guard: Expr, expected: bool) -> Callable[[], bool]:
+        return lambda: res.holds(guard) == expected
+
+    def same_location(r: int, w: int) -> Callable[[], bool]:
+        return lambda: res.location(r) == res.location(w)
+
+    def determined(eid: int) -> Callable[[], bool]:
+        def check() -> bool:
+            e = es.events[eid]
+            if res.holds(e.guard):
+                res.value(eid)
+                if e.kind is Kind.WRITE:
+                    res.location(eid)
+            return True
+
+        return check
+
+    checks = [guard_is(p.guard, True) for p in paths]
+    read_from: set[int] = set()
+    for r, w in rf.items():
+        # a read happens (its guard holds) exactly when it reads from some write
+        checks.append(guard_is(es.events[r].guard, w is not None))
+        if w is not None:
+            read_from.add(w)
+            checks.append(same_location(r, w))
+    checks.extend(guard_is(es.events[w].guard, True) for w in sorted(read_from))
+    if complete:
+        # every happening write's and collective's value must be well defined
+        checks.extend(determined(e.id) for e in events if e.kind in (Kind.WRITE, Kind.COLLECTIVE))
+    for check in checks:
+        answer = _try(check)
+        if answer is False:
+            return False
+        if answer is None and complete:
+            raise RuntimeError("a complete rf choice left a value undetermined")
+    return True

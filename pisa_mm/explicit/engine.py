@@ -1,0 +1,242 @@
+"""The explicit engine: enumerate candidate executions and evaluate the cat model on each."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+
+from pisa_mm.cat.eval import EvalResult, Evaluator
+from pisa_mm.cat.syntax import Model
+from pisa_mm.engines import EngineOptions
+from pisa_mm.events.model import EventStructure, Location, Space
+from pisa_mm.events.relations import (
+    SPACE_SETS,
+    dynamic_space_sets,
+    static_relations,
+    static_sets,
+)
+from pisa_mm.explicit.candidates import Candidate, Prune, candidates
+from pisa_mm.explicit.monotone import monotone_axioms
+from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, RegObs
+from pisa_mm.outcomes.condition import (
+    condition_text,
+    eval_prop,
+    make_state,
+    observables,
+    reg_key,
+    verdict,
+)
+from pisa_mm.outcomes.model import FlagWitness, State, TestResult
+
+__all__ = ["Execution", "executions", "run_test"]
+
+ENGINE = "explicit"
+
+Pairs = frozenset[tuple[int, int]]
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """A candidate with the model's judgement on it.
+
+    `failed` names the axioms that fail (only the first one unless `executions` was asked
+    for all); `flags` are evaluated only for allowed executions.
+    """
+
+    candidate: Candidate
+    allowed: bool
+    failed: tuple[str, ...]
+    flags: tuple[FlagWitness, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Base:
+    """The built-ins of one candidate, as the cat evaluator's `BaseRelations` asks for them."""
+
+    events: tuple[int, ...]
+    sets: Mapping[str, frozenset[int]]
+    rels: Mapping[str, Pairs]
+
+    def set(self, name: str) -> frozenset[int]:
+        return self.sets[name]
+
+    def rel(self, name: str) -> Pairs:
+        return self.rels[name]
+
+
+# Built-ins that differ between candidates with the same events: the evaluator recomputes
+# only what depends on them. Space sets and loc depend on computed addresses, hence on rf.
+_DYNAMIC = frozenset({"rf", "co", "loc", *SPACE_SETS})
+
+
+class _Static:
+    """The static built-ins of a structure, computed once and restricted per event set."""
+
+    def __init__(self, es: EventStructure) -> None:
+        self.es = es
+        self.sets = static_sets(es)
+        self.rels = static_relations(es)
+        self._restricted: dict[frozenset[int], tuple[dict[str, frozenset[int]], dict[str, Pairs]]]
+        self._restricted = {}
+
+    def restricted(
+        self, events: frozenset[int]
+    ) -> tuple[dict[str, frozenset[int]], dict[str, Pairs]]:
+        """Static sets and relations restricted to the events that happen (memoised)."""
+        hit = self._restricted.get(events)
+        if hit is None:
+            sets = {name: s & events for name, s in self.sets.items()}
+            rels = {
+                name: frozenset(p for p in r if p[0] in events and p[1] in events)
+                for name, r in self.rels.items()
+                if name != "id"
+            }
+            hit = self._restricted[events] = (sets, rels)
+        return hit
+
+
+def base_relations(static: _Static, cand: Candidate) -> _Base:
+    """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
+    ev = cand.events
+    static_sets_, static_rels = static.restricted(ev)
+    sets = dict(static_sets_)
+    sets.update({name: s & ev for name, s in dynamic_space_sets(static.es, cand.locs).items()})
+    rels = dict(static_rels)
+    by_loc: dict[Location, list[int]] = {}
+    for eid, loc in cand.locs.items():
+        by_loc.setdefault(loc, []).append(eid)
+    rels["loc"] = frozenset((a, b) for group in by_loc.values() for a in group for b in group)
+    rels["rf"] = cand.rf
+    rels["co"] = cand.co_pairs()
+    return _Base(tuple(sorted(ev)), sets, rels)
+
+
+def _describe(es: EventStructure, eid: int) -> str:
+    e = es.events[eid]
+    if e.thread is None:
+        return e.text
+    return f"P{e.thread}: {e.text or e.kind.value}"
+
+
+def _witness(es: EventStructure, name: str, ev: EvalResult) -> FlagWitness:
+    w = ev.witness(name)
+    if w is None:
+        raise RuntimeError(f"flag {name} raised without a witness")
+    first: tuple[int, ...] = w.pairs[0] if w.pairs else w.events[:1]
+    return FlagWitness(name, first, " / ".join(_describe(es, e) for e in first))
+
+
+def _pruner(static: _Static, model: Model) -> Prune | None:
+    """Cut partial candidates that already fail an axiom monotone in rf and co: every
+    completion fails it too (see explicit/monotone.py), whatever the model says."""
+    names = monotone_axioms(model, frozenset({"rf", "co"}))
+    if not names:
+        return None
+    evaluator = Evaluator(model, checks=names, dynamic=_DYNAMIC)
+
+    def keep(partial: Candidate) -> bool:
+        base = base_relations(static, partial)
+        return evaluator.evaluate(base, static_key=partial.events, fail_fast=True).consistent
+
+    return keep
+
+
+def executions(
+    es: EventStructure, model: Model, *, all_failures: bool = False, prune: bool = True
+) -> Iterator[Execution]:
+    """Well-formed candidates of `es`, judged by `model`.
+
+    With `prune` (the default), candidates that some partial execution already shows to be
+    forbidden are skipped; without it, every candidate is judged (for explanations).
+    """
+    static = _Static(es)
+    evaluator = Evaluator(model, dynamic=_DYNAMIC)
+    for cand in candidates(es, _pruner(static, model) if prune else None):
+        result = evaluator.evaluate(
+            base_relations(static, cand), static_key=cand.events, fail_fast=not all_failures
+        )
+        flags = tuple(_witness(es, name, result) for name in result.flags)
+        yield Execution(cand, result.consistent, result.failed, flags)
+
+
+def _project(
+    test: LitmusTest, es: EventStructure, cand: Candidate, obs: tuple[Observable, ...]
+) -> dict[Observable, int]:
+    """The final value of each observable in `cand`."""
+    out: dict[Observable, int] = {}
+    for o in obs:
+        match o:
+            case RegObs():
+                out[o] = _final_reg(es, cand, o)
+            case MemObs():
+                out[o] = _final_mem(es, cand, o)
+    return out
+
+
+def _final_reg(es: EventStructure, cand: Candidate, o: RegObs) -> int:
+    regs = dict(cand.paths[o.thread].final_regs)
+    expr = regs.get(reg_key(o))
+    if expr is None:
+        return 0  # a register never written reads as 0 (as in events.semantics)
+    return cand.evaluate(es, expr)
+
+
+def _mem_location(es: EventStructure, o: MemObs) -> Location:
+    var = es.layout.variable(o.var)
+    if var is None:
+        raise RuntimeError(f"observable {o} names no variable of the layout")
+    instance = o.wg if var.space is Space.SHARED else None
+    return Location(o.var, o.index * var.width // 8, instance, var.space)
+
+
+def _final_mem(es: EventStructure, cand: Candidate, o: MemObs) -> int:
+    loc = _mem_location(es, o)
+    value = cand.final_value(loc)
+    if value is not None:
+        return value
+    for init_loc, init_value in es.init:
+        if init_loc == loc:
+            return init_value
+    raise RuntimeError(f"no initial value for observable {o}")
+
+
+def run_test(
+    test: LitmusTest, structure: EventStructure, model: Model, options: EngineOptions
+) -> TestResult:
+    """Enumerate, judge and count: herd's counts are allowed executions."""
+    del options  # the unroll bound is already in `structure`
+    start = time.perf_counter()
+    obs = observables(test)
+    prop = test.condition.prop
+    states: set[State] = set()
+    positive = negative = 0
+    flags: dict[str, FlagWitness] = {}
+    cut = False
+    for ex in executions(structure, model):
+        if not ex.allowed:
+            continue
+        values = _project(test, structure, ex.candidate, obs)
+        states.add(make_state(values))
+        if eval_prop(prop, values):
+            positive += 1
+        else:
+            negative += 1
+        for f in ex.flags:
+            flags.setdefault(f.name, f)
+        cut = cut or ex.candidate.cut
+    return TestResult(
+        name=test.name,
+        model=model.name,
+        engine=ENGINE,
+        quantifier=test.condition.quantifier.value,
+        observables=obs,
+        states=tuple(sorted(states)),
+        verdict=verdict(test.condition.quantifier, positive, negative),
+        positive=positive,
+        negative=negative,
+        flags=tuple(flags[n] for n in sorted(flags)),
+        cut=cut,
+        condition_text=condition_text(test.condition),
+        seconds=time.perf_counter() - start,
+    )

@@ -1,0 +1,211 @@
+"""`.expected` files: the herd-style result block of a test, parsed and compared."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pisa_mm.errors import PisaMMError, Span, read_source
+from pisa_mm.outcomes.model import TestResult
+from pisa_mm.report.herd import CUT_LINE, render_result
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "Expectation",
+    "compare",
+    "expected_path",
+    "from_result",
+    "parse_expectation",
+    "read_expectation",
+    "render_expectation",
+]
+
+# `X.litmus.expected` records the answers of this model; `X.litmus.NAME.expected` those of
+# model NAME, for the few tests that pin down what a variant changes.
+DEFAULT_MODEL = "pisa"
+
+_QUANTIFIER_OF_KIND = {"Allowed": "exists", "Forbidden": "~exists", "Required": "forall"}
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """The facts of a result block that must not change silently (everything but Time)."""
+
+    name: str
+    quantifier: str
+    states: frozenset[str]
+    verdict: str
+    positive: int
+    negative: int
+    counts_executions: bool
+    flags: frozenset[str]
+    cut: bool
+    condition: str
+
+
+def expected_path(test_path: str, model: str = DEFAULT_MODEL) -> str:
+    """`X.litmus` -> `X.litmus.expected` (model pisa) or `X.litmus.MODEL.expected`."""
+    if model == DEFAULT_MODEL:
+        return test_path + ".expected"
+    return f"{test_path}.{model}.expected"
+
+
+def from_result(result: TestResult) -> Expectation:
+    return Expectation(
+        name=result.name,
+        quantifier=result.quantifier,
+        states=frozenset(str(s) for s in result.states),
+        verdict=result.verdict.value,
+        positive=result.positive,
+        negative=result.negative,
+        counts_executions=result.counts_executions,
+        flags=frozenset(f.name for f in result.flags),
+        cut=result.cut,
+        condition=result.condition_text,
+    )
+
+
+def render_expectation(result: TestResult) -> str:
+    """The text of an `.expected` file: the result block without the Time line."""
+    return render_result(result, time=False)
+
+
+class _Lines:
+    def __init__(self, path: str, text: str) -> None:
+        self.path = path
+        self.lines = text.splitlines()
+        self.pos = 0
+
+    def error(self, message: str) -> PisaMMError:
+        line = min(self.pos + 1, max(len(self.lines), 1))
+        return PisaMMError.at(Span(self.path, line, 1), message, "expected-file")
+
+    def next(self, what: str) -> str:
+        if self.pos >= len(self.lines):
+            raise self.error(f"malformed expectation: missing {what}")
+        line = self.lines[self.pos]
+        self.pos += 1
+        return line
+
+    def peek(self) -> str | None:
+        return self.lines[self.pos] if self.pos < len(self.lines) else None
+
+
+def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
+    """Parse a result block as written by `render_expectation` (a Time line is ignored)."""
+    src = _Lines(path, text)
+    head = src.next("the `Test NAME KIND` line").split()
+    if len(head) != 3 or head[0] != "Test" or head[2] not in _QUANTIFIER_OF_KIND:
+        src.pos -= 1
+        raise src.error("malformed expectation: expected `Test NAME Allowed|Forbidden|Required`")
+    name, quantifier = head[1], _QUANTIFIER_OF_KIND[head[2]]
+    states_line = src.next("the `States N` line").split()
+    if len(states_line) != 2 or states_line[0] != "States" or not states_line[1].isdigit():
+        src.pos -= 1
+        raise src.error("malformed expectation: expected `States N`")
+    states = frozenset(src.next("a state line").strip() for _ in range(int(states_line[1])))
+    verdict = src.next("the verdict line").strip()
+    if verdict not in ("Ok", "No", "Unknown"):
+        src.pos -= 1
+        raise src.error("malformed expectation: expected `Ok`, `No` or `Unknown`")
+    witnesses = src.next("the `Witnesses` line").strip()
+    if witnesses not in ("Witnesses", "Witnesses (states)"):
+        src.pos -= 1
+        raise src.error("malformed expectation: expected `Witnesses`")
+    counts = src.next("the `Positive: P Negative: N` line").split()
+    if (
+        len(counts) != 4
+        or counts[0] != "Positive:"
+        or counts[2] != "Negative:"
+        or not (counts[1].isdigit() and counts[3].isdigit())
+    ):
+        src.pos -= 1
+        raise src.error("malformed expectation: expected `Positive: P Negative: N`")
+    flags: set[str] = set()
+    cut = False
+    condition: str | None = None
+    while (line := src.peek()) is not None:
+        src.pos += 1
+        if line.startswith("Flag "):
+            flags.add(line[5:].strip())
+        elif line.strip() == CUT_LINE:
+            cut = True
+        elif line.startswith("Condition "):
+            condition = line[len("Condition ") :].strip()
+        elif line.startswith(("Observation ", "Time ")) or not line.strip():
+            continue
+        else:
+            src.pos -= 1
+            raise src.error(f"malformed expectation: unexpected line {line.strip()!r}")
+    if condition is None:
+        raise src.error("malformed expectation: missing the `Condition` line")
+    return Expectation(
+        name=name,
+        quantifier=quantifier,
+        states=states,
+        verdict=verdict,
+        positive=int(counts[1]),
+        negative=int(counts[3]),
+        counts_executions=witnesses == "Witnesses",
+        flags=frozenset(flags),
+        cut=cut,
+        condition=condition,
+    )
+
+
+def read_expectation(path: str) -> Expectation:
+    return parse_expectation(read_source(path), path)
+
+
+def _set_diff(
+    what: str, left: frozenset[str], right: frozenset[str], names: tuple[str, str]
+) -> list[str]:
+    out = []
+    if only_left := sorted(left - right):
+        out.append(f"{what} only in {names[0]}: " + ", ".join(only_left))
+    if only_right := sorted(right - left):
+        out.append(f"{what} only in {names[1]}: " + ", ".join(only_right))
+    return out
+
+
+def _counts(e: Expectation) -> str:
+    return f"Positive: {e.positive} Negative: {e.negative}"
+
+
+def compare(
+    left: Expectation,
+    right: Expectation,
+    names: tuple[str, str] = ("expected", "result"),
+    *,
+    below: bool = False,
+) -> list[str]:
+    """Human-readable differences between two results, empty when they agree.
+
+    `names` say what each side is (`expected`/`result`, two engines, two models). Counts are
+    compared only when both sides count executions; otherwise only whether each is zero.
+    With `below`, `right` comes from an engine that may miss allowed states and flags (the
+    operational machine): only states and flags it has beyond `left` are differences.
+    """
+    a, b = names
+    if below:
+        return [
+            d
+            for d in compare(left, right, names)
+            if d.startswith((f"states only in {b}:", f"flags only in {b}:"))
+        ]
+    out: list[str] = []
+    if left.name != right.name:
+        out.append(f"test name: {a} {left.name}, {b} {right.name}")
+    if left.condition != right.condition or left.quantifier != right.quantifier:
+        out.append(f"condition: {a} {left.condition}, {b} {right.condition}")
+    if left.verdict != right.verdict:
+        out.append(f"verdict: {a} {left.verdict}, {b} {right.verdict}")
+    out.extend(_set_diff("states", left.states, right.states, names))
+    out.extend(_set_diff("flags", left.flags, right.flags, names))
+    if left.counts_executions and right.counts_executions:
+        if (left.positive, left.negative) != (right.positive, right.negative):
+            out.append(f"counts: {a} {_counts(left)}, {b} {_counts(right)}")
+    elif (left.positive > 0, left.negative > 0) != (right.positive > 0, right.negative > 0):
+        out.append(f"observation: {a} {_counts(left)}, {b} {_counts(right)}")
+    if left.cut != right.cut:
+        out.append(f"unroll cut: {a} {left.cut}, {b} {right.cut}")
+    return out

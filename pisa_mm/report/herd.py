@@ -1,0 +1,47 @@
+"""herd7-compatible text for one test's result, and the one-line summary of a run."""
+
+from __future__ import annotations
+
+from pisa_mm.outcomes.condition import observation
+from pisa_mm.outcomes.model import TestResult
+
+__all__ = ["CUT_LINE", "KIND_OF_QUANTIFIER", "render_flag_witnesses", "render_result"]
+
+# herd's word for each quantifier on the `Test` line.
+KIND_OF_QUANTIFIER = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
+
+# Not herd: printed when some allowed execution used a path truncated by the unroll bound,
+# so that a bounded answer is never mistaken for a complete one.
+CUT_LINE = "Cut: some allowed executions were truncated by the unroll bound"
+
+
+def render_result(result: TestResult, *, time: bool = True) -> str:
+    """The result block, one line per entry, ending with a newline.
+
+    Without `time` it is exactly the content of an `.expected` file. An engine that counts
+    distinct states instead of executions prints `Witnesses (states)` so that the counts are
+    never compared with execution counts.
+    """
+    lines = [f"Test {result.name} {KIND_OF_QUANTIFIER[result.quantifier]}"]
+    lines.append(f"States {len(result.states)}")
+    lines.extend(str(s) for s in sorted(result.states))
+    lines.append(result.verdict.value)
+    lines.append("Witnesses" if result.counts_executions else "Witnesses (states)")
+    lines.append(f"Positive: {result.positive} Negative: {result.negative}")
+    lines.extend(f"Flag {name}" for name in sorted({f.name for f in result.flags}))
+    if result.cut:
+        lines.append(CUT_LINE)
+    lines.append(f"Condition {result.condition_text}")
+    obs = observation(result.positive, result.negative)
+    lines.append(f"Observation {result.name} {obs} {result.positive} {result.negative}")
+    if time:
+        lines.append(f"Time {result.name} {result.seconds:.2f}")
+    return "\n".join(lines) + "\n"
+
+
+def render_flag_witnesses(result: TestResult) -> str:
+    """One indented line per raised flag: its witness events, for `--verbose` output."""
+    out = []
+    for f in sorted(result.flags, key=lambda f: (f.name, f.events)):
+        out.append(f"  {f.name}: {f.description}\n")
+    return "".join(out)

@@ -1,0 +1,49 @@
+"""Machine-readable results: one JSON document per run, stable key order."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from pisa_mm.outcomes.condition import observation
+from pisa_mm.outcomes.model import TestResult
+
+__all__ = ["result_to_dict", "results_to_json"]
+
+SCHEMA_VERSION = 1
+
+
+def result_to_dict(result: TestResult) -> dict[str, Any]:
+    return {
+        "name": result.name,
+        "model": result.model,
+        "engine": result.engine,
+        "quantifier": result.quantifier,
+        "condition": result.condition_text,
+        "observables": [str(o) for o in result.observables],
+        "states": [dict(s.values) for s in sorted(result.states)],
+        "verdict": result.verdict.value,
+        "positive": result.positive,
+        "negative": result.negative,
+        "counts_executions": result.counts_executions,
+        "observation": observation(result.positive, result.negative),
+        "flags": [
+            {"name": f.name, "events": list(f.events), "description": f.description}
+            for f in sorted(result.flags, key=lambda f: (f.name, f.events))
+        ],
+        "cut": result.cut,
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def results_to_json(records: Sequence[tuple[str, TestResult, Sequence[str]]]) -> str:
+    """One record per (test file, result, differences from its expectation or other engines)."""
+    doc = {
+        "version": SCHEMA_VERSION,
+        "results": [
+            {"file": path, **result_to_dict(r), "mismatches": list(diffs)}
+            for path, r, diffs in records
+        ],
+    }
+    return json.dumps(doc, indent=2) + "\n"
