@@ -38,8 +38,8 @@ def main(args: argparse.Namespace) -> int:
     with progress(len(files), "comparing") as advance:
         for path in files:
             loaded = load(path, unroll=args.unroll, strict=args.strict)
-            old_results = run_engines(loaded, old, engines)
-            new_results = run_engines(loaded, new, engines)
+            old_results = run_engines(loaded, old, engines, timeout=args.timeout)
+            new_results = run_engines(loaded, new, engines, timeout=args.timeout)
             advance()
             if loaded.error is not None:
                 errors += 1

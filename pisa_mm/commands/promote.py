@@ -58,7 +58,7 @@ def main(args: argparse.Namespace) -> int:
     with progress(len(files), "promoting") as advance:
         for path in files:
             loaded = load(path, unroll=None, strict=args.strict)
-            results = run_engines(loaded, model, engines)
+            results = run_engines(loaded, model, engines, timeout=args.timeout)
             advance()
             if loaded.error is not None:
                 errors += 1

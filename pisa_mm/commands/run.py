@@ -117,6 +117,13 @@ def add_engine_argument(parser: argparse.ArgumentParser) -> None:
         help="the engine to use; 'all' runs every available engine and compares them "
         "(default: smt when available, else explicit)",
     )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        help="give up on a test after S seconds in a solver-based engine: its verdict is then "
+        "Unknown, never Allowed or Forbidden (default: no limit)",
+    )
 
 
 # ---------------------------------------------------------------- shared with promote, diff
@@ -187,13 +194,17 @@ def load(path: str, *, unroll: int | None, strict: bool) -> Loaded:
     return loaded
 
 
-def run_engines(loaded: Loaded, model: Model, engines: Sequence[str]) -> list[TestResult]:
+def run_engines(
+    loaded: Loaded, model: Model, engines: Sequence[str], *, timeout: float | None = None
+) -> list[TestResult]:
     """Results of every engine; an engine's PisaMMError (unsupported input) is recorded on
     `loaded` and gives no results."""
     if loaded.test is None or loaded.structure is None:
         return []
+    if timeout is not None and timeout <= 0:
+        raise PisaMMError.at(None, f"--timeout must be positive, not {timeout}", "usage")
     results = []
-    options = EngineOptions(unroll=loaded.unroll)
+    options = EngineOptions(unroll=loaded.unroll, timeout=timeout)
     try:
         for name in engines:
             start = time.perf_counter()
@@ -282,7 +293,7 @@ def main(args: argparse.Namespace) -> int:
         for path in files:
             tally.tests += 1
             loaded = load(path, unroll=args.unroll, strict=args.strict)
-            results = run_engines(loaded, model, engines)
+            results = run_engines(loaded, model, engines, timeout=args.timeout)
             advance()
             if loaded.error is not None:
                 tally.errors += 1

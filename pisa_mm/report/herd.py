@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pisa_mm.outcomes.condition import observation
-from pisa_mm.outcomes.model import TestResult
+from pisa_mm.outcomes.model import TestResult, Verdict
 
 __all__ = ["CUT_LINE", "KIND_OF_QUANTIFIER", "render_flag_witnesses", "render_result"]
 
@@ -32,7 +32,12 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     if result.cut:
         lines.append(CUT_LINE)
     lines.append(f"Condition {result.condition_text}")
-    obs = observation(result.positive, result.negative)
+    # A solver that gave up saw only some executions: no Never/Sometimes/Always claim.
+    obs = (
+        "Unknown"
+        if result.verdict is Verdict.UNKNOWN
+        else observation(result.positive, result.negative)
+    )
     lines.append(f"Observation {result.name} {obs} {result.positive} {result.negative}")
     if time:
         lines.append(f"Time {result.name} {result.seconds:.2f}")

@@ -10,9 +10,12 @@ import pytest
 from cli_helpers import BAD, LB, MP, write
 
 from pisa_mm import cli
+from pisa_mm.cat import load_model
 from pisa_mm.commands import run as run_cmd
+from pisa_mm.engines import EngineOptions
 from pisa_mm.explicit.engine import run_test as explicit_run_test
 from pisa_mm.outcomes.model import State, Verdict
+from pisa_mm.report.herd import render_result
 
 Capture = pytest.CaptureFixture[str]
 
@@ -169,3 +172,18 @@ def test_verbose_prints_flag_witnesses(tmp_path: Path, capsys: Capture) -> None:
     assert pisa_mm("run", str(test), "--engine", "explicit", "-v") == 0
     out = capsys.readouterr().out
     assert "  data-race: P0: st.global.32b [@x], 1 / P1: ld.global.32b %r1, [@x]" in out
+
+
+def test_a_non_positive_timeout_is_bad_input(tmp_path: Path, capsys: Capture) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+    assert pisa_mm("run", str(test), "--timeout", "0") == 2
+    assert "error: --timeout must be positive" in capsys.readouterr().err
+
+
+def test_an_unknown_verdict_claims_no_observation(tmp_path: Path) -> None:
+    loaded = run_cmd.load(str(write(tmp_path, "MP.litmus", MP)), unroll=None, strict=False)
+    assert loaded.test is not None and loaded.structure is not None
+    result = explicit_run_test(loaded.test, loaded.structure, load_model("pisa"), EngineOptions())
+    text = render_result(replace(result, verdict=Verdict.UNKNOWN), time=False)
+    assert "\nUnknown\n" in text
+    assert f"Observation {result.name} Unknown " in text
