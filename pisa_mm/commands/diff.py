@@ -16,6 +16,7 @@ from pisa_mm.commands.run import (
     render_error,
     run_engines,
 )
+from pisa_mm.errors import PisaMMError
 from pisa_mm.outcomes.expectations import compare, from_result
 
 HELP = "list the tests whose verdict, states or flags differ between two models"
@@ -32,7 +33,13 @@ def main(args: argparse.Namespace) -> int:
     """Exit 0 whatever changed (the list is the answer); 2 for bad input."""
     files = collect_tests(args.tests)
     old, new = load_model(args.old), load_model(args.new)
-    engines = engine_names(args.engine)
+    if args.engine == "operational":
+        raise PisaMMError.at(
+            None, "diff compares two cat models; the operational machine reads none "
+            "(use an axiomatic engine: smt or explicit)", "usage"
+        )  # fmt: skip
+    # `all` means the engines that read the models
+    engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     changed = errors = 0
     names = (f"old ({args.old})", f"new ({args.new})")
     with progress(len(files), "comparing") as advance:

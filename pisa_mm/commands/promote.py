@@ -52,7 +52,9 @@ def main(args: argparse.Namespace) -> int:
     """Expectations are recorded at each test's own unroll bound (its metadata, else 2)."""
     files = collect_tests(args.tests)
     model = load_model(args.model)
-    engines = engine_names(args.engine)
+    # By default every exact engine: an expectation is recorded only where they agree, and
+    # with herd's execution counts (the explicit engine counts executions).
+    engines = engine_names(args.engine, model, default="exact")
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     errors = disagreeing = 0
     with progress(len(files), "promoting") as advance:

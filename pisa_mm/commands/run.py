@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from pisa_mm.cat.loader import load_model
+from pisa_mm.cat.loader import MODELS_DIR, load_model
 from pisa_mm.cat.syntax import Model
 from pisa_mm.engines import (
     DEFAULT_UNROLL,
@@ -156,16 +156,34 @@ def test_unroll(test: LitmusTest, override: int | None) -> int:
     return DEFAULT_UNROLL
 
 
-def engine_names(choice: str | None) -> tuple[str, ...]:
+def engine_names(
+    choice: str | None, model: Model, *, default: str | None = None
+) -> tuple[str, ...]:
+    """The engines to run: one named engine, or for `all` every available engine.
+
+    The operational machine implements the shipped models' semantics only (it claims a
+    relation to them, docs/operational.md), so `all` leaves it out under a user's model.
+    `default` replaces a missing choice (`promote` records with every exact engine).
+    """
+    choice = choice if choice is not None else default
     if choice is None:
         return (default_engine(),)
-    if choice == "all":
-        names = available_engines()
+    if choice in ("all", "exact"):
+        names = tuple(
+            n
+            for n in available_engines()
+            if (choice == "all" or n in EXACT_ENGINES)
+            and (n in EXACT_ENGINES or is_shipped_model(model))
+        )
         if not names:
             raise PisaMMError.at(None, "no engine is available", "engine")
         return names
     get_engine(choice)  # a clear error now if it cannot be imported
     return (choice,)
+
+
+def is_shipped_model(model: Model) -> bool:
+    return Path(model.path).resolve().parent == MODELS_DIR.resolve()
 
 
 @dataclass
@@ -279,7 +297,7 @@ class _Tally:
 def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
     model = load_model(args.model)
-    engines = engine_names(args.engine)
+    engines = engine_names(args.engine, model)
     check_expected = args.unroll is None
     if args.check and args.unroll is not None:
         raise PisaMMError.at(
