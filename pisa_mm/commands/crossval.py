@@ -13,7 +13,6 @@ from rich.markup import escape
 from rich.table import Table
 
 from pisa_mm.cat.loader import load_model
-from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.run import (
     Loaded,
     add_model_argument,
@@ -26,13 +25,10 @@ from pisa_mm.commands.run import (
 )
 from pisa_mm.engines import default_engine
 from pisa_mm.operational.engine import ENGINE
-from pisa_mm.operational.relation import Comparison, classify
+from pisa_mm.operational.relation import Comparison, classify, machine_model
 from pisa_mm.outcomes.model import TestResult
 
 HELP = "cross-validate the operational machine against the axiomatic engine"
-
-# The axiomatic model with `acyclic (po | rf)`: what a machine without promises can reach.
-PO_RF_MODEL = "pisa-rc11"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -67,13 +63,12 @@ def _details(c: Comparison) -> str:
     return "; ".join(parts)
 
 
-def _po_rf(loaded: Loaded, axiom: str, models: dict[str, Model]) -> Callable[[], TestResult]:
-    """The axiomatic result under the po;rf-acyclic model, computed on demand."""
+def _po_rf(loaded: Loaded, axiom: str) -> Callable[[], TestResult]:
+    """The axiomatic result under the machine's model (`pisa` with acyclic (po | rf | aso),
+    operational/machine.cat: what a machine without promises can reach), on demand."""
 
     def compute() -> TestResult:
-        if PO_RF_MODEL not in models:
-            models[PO_RF_MODEL] = load_model(PO_RF_MODEL)
-        got = run_engines(loaded, models[PO_RF_MODEL], [axiom])
+        got = run_engines(loaded, machine_model(), [axiom])
         if not got:
             assert loaded.error is not None
             raise loaded.error
@@ -87,7 +82,6 @@ def main(args: argparse.Namespace) -> int:
     model = load_model(args.model)
     axiom = default_engine()
     rows: list[_Row] = []
-    models: dict[str, Model] = {}
     with progress(len(files), "cross-validating") as advance:
         for path in files:
             loaded = load(path, unroll=args.unroll, strict=args.strict)
@@ -99,7 +93,7 @@ def main(args: argparse.Namespace) -> int:
             ax, op = results
             row = _Row(path, loaded.test.name, ax, op)
 
-            row.comparison = classify(loaded.test, op, ax, _po_rf(loaded, axiom, models))
+            row.comparison = classify(loaded.test, op, ax, _po_rf(loaded, axiom))
             rows.append(row)
     _print(rows, model.name, axiom)
     bad = [r for r in rows if r.error is not None or (r.comparison and not r.comparison.ok)]

@@ -1,0 +1,68 @@
+"""The `operational` engine: run the view machine and report through the shared TestResult."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from pisa_mm.operational.explore import Exploration, explore
+from pisa_mm.operational.step import Machine
+from pisa_mm.outcomes.condition import (
+    condition_text,
+    eval_prop,
+    make_state,
+    observables,
+    verdict,
+)
+from pisa_mm.outcomes.model import FlagWitness, TestResult
+
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+    from pisa_mm.engines import EngineOptions
+    from pisa_mm.events.model import EventStructure
+    from pisa_mm.litmus.program import LitmusTest
+
+__all__ = ["ENGINE", "machine_outcomes", "run_test"]
+
+ENGINE = "operational"
+
+
+def machine_outcomes(test: LitmusTest, unroll: int) -> Exploration:
+    """Every final state the machine reaches on `test`, with the flags raised on the way."""
+    return explore(Machine(test, unroll), observables(test))
+
+
+def run_test(
+    test: LitmusTest, structure: EventStructure, model: Model, options: EngineOptions
+) -> TestResult:
+    """Explore the machine; `structure` and `model` are unused: the machine interprets the
+    program itself and implements the `pisa` decisions (docs/operational.md relates it to
+    each shipped model)."""
+    del structure
+    start = time.perf_counter()
+    result = machine_outcomes(test, options.unroll)
+    obs = observables(test)
+    states = sorted({make_state(dict(f.values)) for f in result.finals})
+    holds = {
+        make_state(dict(f.values)): eval_prop(test.condition.prop, dict(f.values))
+        for f in result.finals
+    }
+    positive = sum(1 for s in states if holds[s])
+    negative = len(states) - positive
+    flags = tuple(FlagWitness(f.name, (), f.description) for f in result.flags)
+    return TestResult(
+        name=test.name,
+        model=model.name,
+        engine=ENGINE,
+        quantifier=test.condition.quantifier.value,
+        observables=obs,
+        states=tuple(states),
+        verdict=verdict(test.condition.quantifier, positive, negative),
+        positive=positive,
+        negative=negative,
+        flags=flags,
+        cut=any(f.cut for f in result.finals),
+        condition_text=condition_text(test.condition),
+        seconds=time.perf_counter() - start,
+        counts_executions=False,
+    )
