@@ -180,10 +180,6 @@ class Graph:
         own = {e.node} if e.sc else set()
         return own | self.fpre(e, space)
 
-    def post(self, e: Ev, space: Space) -> set[Node]:
-        own = {e.node} if e.sc else set()
-        return own | self.fpost(e, space)
-
     # ------------------------------------------------------------ new edges
 
     def edges(self, n: Ev) -> set[tuple[Node, Node]]:

@@ -316,7 +316,7 @@ class Machine:
             return True
         graph = Graph(cfg.log, cfg.pos, self.incl)
         new = graph.edges(ev)
-        scopes: dict[Node, Scope] = {e.node: e.scope for e in cfg.log if e.sc and e.scope}
+        scopes = {e.node: e.scope for e in cfg.log if e.sc and e.scope is not None}
         if ev.sc and ev.scope is not None:
             scopes[ev.node] = ev.scope
 

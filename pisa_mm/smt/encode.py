@@ -15,7 +15,8 @@ from pisa_mm.litmus.program import MemObs, Observable, RegObs
 from pisa_mm.outcomes.condition import reg_key
 from pisa_mm.smt.lits import Circuit, Lit, lnot
 from pisa_mm.smt.values import ValueEncoder
-from pisa_mm.values.expr import Const, Expr
+from pisa_mm.values.eval import postorder
+from pisa_mm.values.expr import Apply, Const, Expr
 
 Pair = tuple[int, int]
 
@@ -111,6 +112,8 @@ class Encoding:
         self.at: dict[int, dict[Location, Lit]] = {}
         self.rf: dict[Pair, Lit] = {}
         self.co: dict[Pair, Lit] = {}
+        self.clock: dict[int, Any] = {}  # a bit-vector per access: see _encode_co
+        self._before: dict[Pair, Lit] = {}
         self.obs_terms: dict[Observable, Any] = {}
         self.cut: Lit = False
         self._encode_paths()
@@ -311,40 +314,101 @@ class Encoding:
     # ------------------------------------------------------------ co
 
     def _encode_co(self) -> None:
+        """co as clocks: a bit-vector per non-init write, distinct among writes that share a
+        location, above the init write's 0; co(a, b) is `clock(a) < clock(b)` on the same
+        location. A total order per location without transitivity clauses, and it gives the
+        clock of every read (that of its source) that `order` compares."""
         writes = [e for e in self.es.events if e.kind is Kind.WRITE]
         inits = [w for w in writes if w.tag is Tag.INIT]
         others = [w for w in writes if w.tag is not Tag.INIT]
+        sharing: dict[Location, int] = defaultdict(int)
+        for w in others:
+            for loc in w.locs:
+                sharing[loc] += 1
+        bits = max(1, max(sharing.values(), default=0).bit_length())
+        zero = z3.BitVecVal(0, bits)
         for i in inits:
+            self.clock[i.id] = zero
             (loc,) = i.locs
             for w in others:
                 lit = w.id in self.at and self.at[w.id].get(loc, False)
                 lit = self.c.land(self.exec[w.id], lit)
                 if lit is not False:
                     self.co[(i.id, w.id)] = lit
-        succ: dict[int, list[int]] = defaultdict(list)
+        for w in others:
+            self.clock[w.id] = z3.BitVec(f"clock{w.id}", bits)
+            self.assert_z3(self.clock[w.id] != zero)
         for x, a in enumerate(others):
             for b in others[x + 1 :]:
                 if not (a.locs & b.locs):
                     continue
-                base = self.c.land(self.both(a.id, b.id), self.loc(a.id, b.id))
+                base = self.same(a.id, b.id)
                 if base is False:
                     continue
-                o = self.c.var(f"co_{a.id}_{b.id}")
-                self.co[(a.id, b.id)] = self.c.land(base, o)
-                self.co[(b.id, a.id)] = self.c.land(base, lnot(o))
-                succ[a.id].append(b.id)
-                succ[b.id].append(a.id)
-        pred = succ  # the candidate graph is symmetric
-        for mid, nexts in succ.items():
-            for first in pred[mid]:
-                for last in nexts:
-                    if first != last and (first, last) in self.co:
-                        self.constraints.append(
-                            self.c.implies(
-                                self.c.land(self.co[(first, mid)], self.co[(mid, last)]),
-                                self.co[(first, last)],
-                            )
-                        )
+                ca, cb = self.clock[a.id], self.clock[b.id]
+                self.constraints.append(self.c.implies(base, self.c.atom(ca != cb)))
+                before = self.c.atom(z3.ULT(ca, cb))
+                self._before[(a.id, b.id)] = before
+                self.co[(a.id, b.id)] = self.c.land(base, before)
+                self.co[(b.id, a.id)] = self.c.land(base, lnot(before))
+        # a read's clock is its source's (an unconstrained variable when it never happens)
+        sources: dict[int, list[tuple[int, Lit]]] = defaultdict(list)
+        for (src, rd), lit in self.rf.items():
+            sources[rd].append((src, lit))
+        for e in self.es.events:
+            if e.kind is not Kind.READ:
+                continue
+            srcs = sources.get(e.id, [])
+            if len(srcs) == 1 and srcs[0][1] is True:
+                self.clock[e.id] = self.clock[srcs[0][0]]
+                continue
+            self.clock[e.id] = z3.BitVec(f"clock{e.id}", bits)
+            for src, lit in srcs:
+                same = self.c.atom(self.clock[e.id] == self.clock[src])
+                self.constraints.append(self.c.implies(lit, same))
+
+    def same(self, a: int, b: int) -> Lit:
+        """Both accesses happen, at the same location instance."""
+        return self.c.land(self.both(a, b), self.loc(a, b))
+
+    def order(self, a: int, b: int) -> tuple[Lit, Lit, Lit]:
+        """(clock(a) < clock(b), ==, >) for two distinct accesses, meaningful when they
+        happen at one location (`same`): then exactly one holds. Equal clocks are a write and
+        a read reading from it, or two reads from one write; distinct writes never tie."""
+        ea, eb = self.es.events[a], self.es.events[b]
+        wa, wb = ea.kind is Kind.WRITE, eb.kind is Kind.WRITE
+        if wa and wb:
+            lt = self._write_before(a, b)
+            return lt, False, lnot(lt)
+        if wb:
+            lt, eq, gt = self.order(b, a)
+            return gt, eq, lt
+        ca, cb = self.clock[a], self.clock[b]
+        if ca.eq(cb):  # reads with one sure source, or a read of that source
+            return False, True, False
+        if wa:
+            eq = self.rf.get((a, b), False)
+            if ea.tag is Tag.INIT:  # clock 0: every read of the location is at or above
+                return lnot(eq), eq, False
+        else:
+            eq = self.c.atom(z3.simplify(ca == cb))
+        return (
+            self.c.atom(z3.simplify(z3.ULT(ca, cb))),
+            eq,
+            self.c.atom(z3.simplify(z3.ULT(cb, ca))),
+        )
+
+    def _write_before(self, a: int, b: int) -> Lit:
+        ea, eb = self.es.events[a], self.es.events[b]
+        if ea.tag is Tag.INIT:
+            return True
+        if eb.tag is Tag.INIT:
+            return False
+        if (a, b) in self._before:
+            return self._before[(a, b)]
+        if (b, a) in self._before:
+            return lnot(self._before[(b, a)])
+        return self.c.atom(z3.ULT(self.clock[a], self.clock[b]))  # never on one location
 
     # ------------------------------------------------------------ well-formedness
 
@@ -417,6 +481,25 @@ class Encoding:
             )
             result = z3.If(self.c.to_z3(last), self._write_value(w), result)
         return result
+
+
+def uses_floats(es: EventStructure) -> bool:
+    """Whether any value of the structure involves an IEEE operation (the SAT-based QF_BV
+    solver would treat those as uninterpreted, so the problem needs z3's general solver)."""
+    seen: set[int] = set()
+    roots: list[Expr] = []
+    for e in es.events:
+        roots.extend(x for x in (e.value, e.addr, e.guard) if x is not None)
+    for t in es.threads:
+        for p in t.paths:
+            roots.append(p.guard)
+            roots.extend(expr for _, expr in p.final_regs)
+    for root in roots:
+        for node in postorder(root, seen):
+            seen.add(id(node))
+            if isinstance(node, Apply) and node.fmt is not None:
+                return True
+    return False
 
 
 def _is_true(expr: Expr) -> bool:

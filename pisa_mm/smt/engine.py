@@ -15,7 +15,7 @@ from pisa_mm.litmus.program import LitmusTest, Observable
 from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, observables
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
-from pisa_mm.smt.encode import Encoding
+from pisa_mm.smt.encode import Encoding, uses_floats
 from pisa_mm.smt.lits import Lit
 from pisa_mm.smt.relations import RelV, SetV, Translator
 from pisa_mm.smt.solver import Answer, Budget, Session
@@ -51,7 +51,7 @@ class Problem:
         self.flag_lits: list[Lit] = [self.tr.nonempty(c.expr) for c in self.flags]
         self.c = self.enc.c
         self._guards = 0
-        self.session = Session(budget)
+        self.session = Session(budget, bit_vectors_only=not uses_floats(es))
         self.assert_lits(self.enc.constraints)
 
     def assert_lits(self, lits: Sequence[Lit]) -> None:

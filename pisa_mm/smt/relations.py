@@ -35,6 +35,7 @@ from pisa_mm.smt.encode import Encoding, acyclic_constraints
 from pisa_mm.smt.lits import Circuit, Lit, lnot
 
 Pair = tuple[int, int]
+Keys = set[Pair]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +48,99 @@ class RelV:
     pairs: dict[Pair, Lit]
 
 
+@dataclass(frozen=True, slots=True)
+class OrdV:
+    """A relation over memory accesses given by clock comparisons (see `Encoding.order`):
+    (a, b) holds iff both happen at one location and `clock(a) ? clock(b)`, where `?` is the
+    set of outcomes (LT | EQ | GT bits) in `masks[2 * kind(a) + kind(b)]` (kinds W = 0,
+    R = 1). `rf`, `co`, `loc` and everything the algebra below derives from them exactly
+    (`fr`, `eco`) stay in this form and become pairs only where another operator needs them.
+    """
+
+    masks: tuple[int, int, int, int]
+
+
 Value = SetV | RelV
+Internal = SetV | RelV | OrdV
+
+LT, EQ, GT = 1, 2, 4
+ALL = LT | EQ | GT
+W_KIND, R_KIND = 0, 1
+_KINDS = (W_KIND, R_KIND)
+
+
+def _mirror(mask: int) -> int:
+    return ((mask & LT) << 2) | (mask & EQ) | ((mask & GT) >> 2)
+
+
+def _point(m1: int, m2: int) -> int:
+    """Composition in the point algebra of a total order: the outcomes of (x ? z) given
+    (x ?1 y) and (y ?2 z) for some y."""
+    out = 0
+    for r1 in (LT, EQ, GT):
+        if not m1 & r1:
+            continue
+        for r2 in (LT, EQ, GT):
+            if not m2 & r2:
+                continue
+            if r1 == EQ:
+                out |= r2
+            elif r2 == EQ or r1 == r2:
+                out |= r1
+            else:
+                out |= ALL
+    return out
+
+
+def _ord_compose(x: OrdV, y: OrdV) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(sure, possible) masks of x ; y. `possible` over-approximates (the point algebra:
+    any middle clock), `sure` under-approximates: it counts only middle events whose clock
+    is known to exist, that of a (a itself, or the write a read reads from, when the middle
+    kind is W or a is a read itself) and likewise that of b. When they agree the result is
+    exact."""
+    sure = [0, 0, 0, 0]
+    possible = [0, 0, 0, 0]
+    for ka in _KINDS:
+        for kb in _KINDS:
+            k = 2 * ka + kb
+            for mid in _KINDS:
+                m1, m2 = x.masks[2 * ka + mid], y.masks[2 * mid + kb]
+                if not m1 or not m2:
+                    continue
+                possible[k] |= _point(m1, m2)
+                if m1 & EQ and (mid == W_KIND or ka == mid):
+                    sure[k] |= m2
+                if m2 & EQ and (mid == W_KIND or kb == mid):
+                    sure[k] |= m1
+    return tuple(sure), tuple(possible)
+
+
+def ord_compose(x: OrdV, y: OrdV) -> OrdV | None:
+    """x ; y in clock form, or None when the clocks alone cannot say (e.g. `co ; co` needs a
+    write strictly between)."""
+    sure, possible = _ord_compose(x, y)
+    if any(p & ~s for s, p in zip(sure, possible, strict=True)):
+        return None
+    return OrdV((sure[0], sure[1], sure[2], sure[3]))
+
+
+def _masks(m: list[int] | tuple[int, ...]) -> tuple[int, int, int, int]:
+    return (m[0], m[1], m[2], m[3])
+
+
+def ord_closure(x: OrdV) -> OrdV | None:
+    """x+ in clock form, or None. A grows by the sure part of A ; A from x; it stays inside
+    x+, and once the possible part of A ; A lies in A, A is transitive, so A = x+."""
+    a = x.masks
+    while True:
+        sure, possible = _ord_compose(OrdV(a), OrdV(a))
+        grown = _masks([m | s for m, s in zip(a, sure, strict=True)])
+        if grown == a:
+            break
+        a = grown
+    if any(p & ~m for m, p in zip(a, possible, strict=True)):
+        return None
+    return OrdV((a[0], a[1], a[2], a[3]))
 
 
 def _merge(c: Circuit, items: Iterable[tuple[Any, Lit]]) -> dict[Any, Lit]:
@@ -65,7 +158,11 @@ def _merge(c: Circuit, items: Iterable[tuple[Any, Lit]]) -> dict[Any, Lit]:
 
 
 class Translator:
-    """Translates the expressions of one model over one `Encoding`, memoising names."""
+    """Translates the expressions of one model over one `Encoding`, memoising names.
+
+    Internally a relation may stay in clock form (`OrdV`); `value` and the entry points
+    always hand out pairs.
+    """
 
     def __init__(self, enc: Encoding, model: Model) -> None:
         self.enc = enc
@@ -74,7 +171,7 @@ class Translator:
         es = enc.es
         self._static_sets = static_sets(es)
         self._static_rels = static_relations(es)
-        self._names: dict[str, Value] = {}
+        self._names: dict[str, Internal] = {}
         self._defs: dict[str, Definition] = {}
         self._groups: dict[str, RecGroup] = {}
         for item in model.definitions:
@@ -84,6 +181,14 @@ class Translator:
             else:
                 self._defs[item.name] = item
         self.universe = SetV({e.id: enc.exec[e.id] for e in es.events})
+        self._kind = {
+            e.id: W_KIND if e.kind is Kind.WRITE else R_KIND
+            for e in es.events
+            if e.kind in (Kind.READ, Kind.WRITE)
+        }
+        self._same_pairs: dict[Pair, Lit] | None = None
+        self._orders: dict[Pair, tuple[Lit, Lit, Lit]] = {}
+        self._ord_cache: dict[OrdV, dict[Pair, Lit]] = {}
 
     # ------------------------------------------------------------ entry points
 
@@ -108,8 +213,9 @@ class Translator:
             case CheckKind.IRREFLEXIVE:
                 if isinstance(expr, Unary) and expr.op is UnaryOp.PLUS:
                     return self._acyclic(self.rel(expr.arg), check.name)
-                pairs = self.rel(expr)
-                return self.c.land_all(lnot(lit) for (a, b), lit in pairs.items() if a == b)
+                diagonal = {(e, e) for e in self.universe.members}
+                pairs = self._restricted(expr, {}, diagonal)
+                return self.c.land_all(lnot(lit) for lit in pairs.values())
             case CheckKind.EMPTY | CheckKind.FLAG:
                 return lnot(self.nonempty(expr))
             case _:
@@ -127,6 +233,10 @@ class Translator:
     # ------------------------------------------------------------ expressions
 
     def value(self, expr: Expr, env: Mapping[str, Value]) -> Value:
+        """The value of `expr`, relations as pairs."""
+        return self._pairs(self._value(expr, env))
+
+    def _value(self, expr: Expr, env: Mapping[str, Internal]) -> Internal:
         match expr:
             case Name(name=name):
                 return self._name(name, env)
@@ -135,13 +245,77 @@ class Translator:
             case Empty(ty=ty):
                 return SetV({}) if ty is Ty.SET else RelV({})
             case Unary(op=op, arg=arg):
-                return self._unary(op, self.value(arg, env))
+                return self._unary(op, self._value(arg, env))
+            case Binary(op=BinaryOp.INTER | BinaryOp.DIFF as op, left=left, right=right):
+                # the right side only where the left one may hold (both ways for &)
+                if op is BinaryOp.INTER and _is_seq(left) and not _is_seq(right):
+                    left, right = right, left
+                x = self._value(left, env)
+                if isinstance(x, RelV):
+                    y: Internal = RelV(self._restricted(right, env, set(x.pairs)))
+                else:
+                    y = self._value(right, env)
+                return self._binary(op, x, y)
             case Binary(op=op, left=left, right=right):
-                return self._binary(op, self.value(left, env), self.value(right, env))
+                return self._binary(op, self._value(left, env), self._value(right, env))
             case _:
                 assert_never(expr)
 
-    def _name(self, name: str, env: Mapping[str, Value]) -> Value:
+    def _restricted(self, expr: Expr, env: Mapping[str, Internal], keys: Keys) -> dict[Pair, Lit]:
+        """The pairs of relation `expr` among `keys` (a superset of what is needed), without
+        building the others where an operator allows: a sequence asks its right operand only
+        for pairs that can continue a pair of its left one. Names are evaluated in full
+        (and memoised) and then filtered."""
+        match expr:
+            case Binary(op=BinaryOp.SEQ, left=left, right=right):
+                x = self._value(left, env)
+                if isinstance(x, OrdV):
+                    y = self._value(right, env)
+                    if isinstance(y, OrdV):
+                        z = ord_compose(x, y)
+                        if z is not None:
+                            return self._ord_pairs(z, keys)
+                    xp, yp = self._ord_pairs(x), self._pairs_of(y)
+                else:
+                    assert isinstance(x, RelV)
+                    xp = x.pairs
+                    succ: dict[int, list[int]] = defaultdict(list)
+                    for a, m in xp:
+                        succ[a].append(m)
+                    need = {(m, b) for a, b in keys for m in succ.get(a, ())}
+                    yp = self._restricted(right, env, need)
+                return compose(self.c, xp, yp, keys)
+            case Binary(op=BinaryOp.UNION, left=left, right=right):
+                return _merge(
+                    self.c,
+                    [
+                        *self._restricted(left, env, keys).items(),
+                        *self._restricted(right, env, keys).items(),
+                    ],
+                )
+            case Binary(op=BinaryOp.INTER | BinaryOp.DIFF as op, left=left, right=right):
+                if op is BinaryOp.INTER and _is_seq(left) and not _is_seq(right):
+                    left, right = right, left
+                xp = self._restricted(left, env, keys)
+                yp = self._restricted(right, env, set(xp))
+                return _inter(self.c, xp, yp) if op is BinaryOp.INTER else _diff(self.c, xp, yp)
+            case Unary(op=UnaryOp.INVERSE, arg=arg):
+                inner = self._restricted(arg, env, {(b, a) for a, b in keys})
+                return {(b, a): lit for (a, b), lit in inner.items()}
+            case Unary(op=UnaryOp.OPT, arg=arg):
+                out = self._restricted(arg, env, keys)
+                for e, happens in self.universe.members.items():
+                    if (e, e) in keys:
+                        out[(e, e)] = self.c.lor(out.get((e, e), False), happens)
+                return out
+            case _:
+                v = self._value(expr, env)
+                if isinstance(v, OrdV):
+                    return self._ord_pairs(v, keys)
+                assert isinstance(v, RelV)
+                return {p: lit for p, lit in v.pairs.items() if p in keys}
+
+    def _name(self, name: str, env: Mapping[str, Internal]) -> Internal:
         if name in env:
             return env[name]
         hit = self._names.get(name)
@@ -149,7 +323,7 @@ class Translator:
             return hit
         d = self._defs.get(name)
         if d is not None:
-            v = self._named(name, self.value(d.expr, env))
+            v = self._value(d.expr, env)
         elif name in self._groups:
             self._rec_group(self._groups[name], env)
             v = self._names[name]
@@ -159,12 +333,7 @@ class Translator:
             self._names[name] = v
         return v
 
-    def _named(self, name: str, v: Value) -> Value:
-        """A definition's value; the circuit shares its literals among all uses."""
-        del name
-        return v
-
-    def _rec_group(self, group: RecGroup, outer: Mapping[str, Value]) -> None:
+    def _rec_group(self, group: RecGroup, outer: Mapping[str, Internal]) -> None:
         """Least fixpoint by unfolding from empty: each step is exact, and a concrete chain
         grows by at least one pair per step until it stops, so `|may-fixpoint| + 1` steps
         reach the fixpoint of every execution."""
@@ -175,7 +344,7 @@ class Translator:
         stable_keys = False
         while True:
             env = dict(outer) | cur
-            nxt = {d.name: self._named(d.name, self.value(d.expr, env)) for d in group.definitions}
+            nxt = {d.name: self._pairs(self._value(d.expr, env)) for d in group.definitions}
             steps += 1
             same_keys = all(_keys(nxt[n]) == _keys(cur[n]) for n in cur)
             constant = all(_all_const(nxt[n]) for n in nxt)
@@ -188,14 +357,14 @@ class Translator:
         for n, v in cur.items():
             self._names[n] = v
 
-    def _builtin(self, name: str) -> Value:
+    def _builtin(self, name: str) -> Internal:
         enc = self.enc
         if name == "rf":
-            return RelV({p: lit for p, lit in enc.rf.items() if lit is not False})
+            return OrdV((0, EQ, 0, 0))
         if name == "co":
-            return RelV(dict(enc.co))
+            return OrdV((LT, 0, 0, 0))
         if name == "loc":
-            return RelV(self._loc())
+            return OrdV((ALL, ALL, ALL, ALL))
         if name in SPACE_SETS:
             return SetV(self._space_set(SPACE_SETS[name]))
         if name in self._static_sets:
@@ -208,19 +377,6 @@ class Translator:
                     out[(a, b)] = lit
             return RelV(out)
         raise PisaMMError.at(None, f"the smt engine does not know the built-in '{name}'", "smt")
-
-    def _loc(self) -> dict[Pair, Lit]:
-        enc = self.enc
-        acc = [e for e in enc.es.events if e.kind in (Kind.READ, Kind.WRITE)]
-        out: dict[Pair, Lit] = {}
-        for a in acc:
-            for b in acc:
-                if not (a.locs & b.locs):
-                    continue
-                lit = self.c.land(enc.both(a.id, b.id), enc.loc(a.id, b.id))
-                if lit is not False:
-                    out[(a.id, b.id)] = lit
-        return out
 
     def _space_set(self, space: Space) -> dict[int, Lit]:
         enc = self.enc
@@ -238,10 +394,88 @@ class Translator:
                     out[e.id] = lit
         return out
 
+    # ------------------------------------------------------------ clock form to pairs
+
+    def _pairs(self, v: Internal) -> Value:
+        return RelV(self._ord_pairs(v)) if isinstance(v, OrdV) else v
+
+    def _pairs_of(self, v: Internal) -> dict[Pair, Lit]:
+        p = self._pairs(v)
+        assert isinstance(p, RelV)
+        return p.pairs
+
+    def _same(self) -> dict[Pair, Lit]:
+        """Every pair of accesses that may happen at one location (a == b included)."""
+        if self._same_pairs is None:
+            enc = self.enc
+            acc = [e for e in enc.es.events if e.id in self._kind]
+            out: dict[Pair, Lit] = {}
+            for a in acc:
+                for b in acc:
+                    if a.id == b.id:
+                        lit = enc.exec[a.id]
+                    elif not (a.locs & b.locs):
+                        continue
+                    else:
+                        lit = enc.same(a.id, b.id)
+                    if lit is not False:
+                        out[(a.id, b.id)] = lit
+            self._same_pairs = out
+        return self._same_pairs
+
+    def _ord_pairs(self, v: OrdV, keys: Keys | None = None) -> dict[Pair, Lit]:
+        if keys is None:
+            hit = self._ord_cache.get(v)
+            if hit is None:
+                hit = self._ord_cache[v] = self._ord_build(v, self._same().items())
+            return dict(hit)
+        same = self._same()
+        return self._ord_build(v, ((p, same[p]) for p in keys if p in same))
+
+    def _ord_build(self, v: OrdV, pairs: Iterable[tuple[Pair, Lit]]) -> dict[Pair, Lit]:
+        enc, kind = self.enc, self._kind
+        out: dict[Pair, Lit] = {}
+        for (a, b), same in pairs:
+            ka, kb = kind[a], kind[b]
+            mask = v.masks[2 * ka + kb]
+            if not mask:
+                continue
+            if a == b:
+                lit: Lit = same if mask & EQ else False
+            elif mask == ALL:
+                lit = same
+            elif mask == LT and ka == kb == W_KIND:
+                lit = enc.co.get((a, b), False)  # implies same
+            elif mask == EQ and ka != kb:
+                lit = enc.rf.get((a, b) if ka == W_KIND else (b, a), False)  # implies same
+            else:
+                order = self._orders.get((a, b))
+                if order is None:
+                    order = self._orders[(a, b)] = enc.order(a, b)
+                lt, eq, gt = order
+                parts = [x for bit, x in ((LT, lt), (EQ, eq), (GT, gt)) if mask & bit]
+                if len(parts) == 1:
+                    lit = self.c.land(same, parts[0])
+                else:  # two outcomes: not the third (exactly one holds on one location)
+                    (missing,) = (x for bit, x in ((LT, lt), (EQ, eq), (GT, gt)) if not mask & bit)
+                    lit = self.c.land(same, lnot(missing))
+            if lit is not False:
+                out[(a, b)] = lit
+        return out
+
     # ------------------------------------------------------------ operators
 
-    def _unary(self, op: UnaryOp, v: Value) -> Value:
+    def _unary(self, op: UnaryOp, v: Internal) -> Internal:
         enc = self.enc
+        if isinstance(v, OrdV):
+            if op is UnaryOp.INVERSE:
+                m = v.masks
+                return OrdV((_mirror(m[0]), _mirror(m[2]), _mirror(m[1]), _mirror(m[3])))
+            if op is UnaryOp.PLUS:
+                closed = ord_closure(v)
+                if closed is not None:
+                    return closed
+            v = self._pairs(v)
         match op:
             case UnaryOp.IDENTITY:
                 assert isinstance(v, SetV)
@@ -254,6 +488,7 @@ class Translator:
                             for e, x in self.universe.members.items()
                         )
                     )
+                assert isinstance(v, RelV)
                 ids = list(self.universe.members)
                 return RelV(
                     _drop_false(
@@ -289,7 +524,21 @@ class Translator:
             out[(e, e)] = self.c.lor(out.get((e, e), False), x)
         return out
 
-    def _binary(self, op: BinaryOp, x: Value, y: Value) -> Value:
+    def _binary(self, op: BinaryOp, x: Internal, y: Internal) -> Internal:
+        if isinstance(x, OrdV) and isinstance(y, OrdV):
+            pointwise = {
+                BinaryOp.UNION: lambda p, q: p | q,
+                BinaryOp.INTER: lambda p, q: p & q,
+                BinaryOp.DIFF: lambda p, q: p & ~q,
+            }.get(op)
+            if pointwise is not None:
+                m = [pointwise(p, q) for p, q in zip(x.masks, y.masks, strict=True)]
+                return OrdV((m[0], m[1], m[2], m[3]))
+            if op is BinaryOp.SEQ:
+                z = ord_compose(x, y)
+                if z is not None:
+                    return z
+        x, y = self._pairs(x), self._pairs(y)
         match op:
             case BinaryOp.UNION:
                 if isinstance(x, SetV) and isinstance(y, SetV):
@@ -369,14 +618,19 @@ def _closed(pairs: dict[Pair, Lit]) -> bool:
     return all((a, c) in pairs for a, b in pairs for c in succ.get(b, ()))
 
 
-def compose(c: Circuit, x: dict[Pair, Lit], y: dict[Pair, Lit]) -> dict[Pair, Lit]:
-    """x ; y: the middle event ranges only over pairs both may-sets allow."""
+def compose(
+    c: Circuit, x: dict[Pair, Lit], y: dict[Pair, Lit], keys: Keys | None = None
+) -> dict[Pair, Lit]:
+    """x ; y: the middle event ranges only over pairs both may-sets allow (and only pairs
+    in `keys` are built, when given)."""
     by_src: dict[int, list[tuple[int, Lit]]] = defaultdict(list)
     for (m, b), lit in y.items():
         by_src[m].append((b, lit))
     acc: dict[Pair, list[Lit]] = defaultdict(list)
     for (a, m), l1 in x.items():
         for b, l2 in by_src.get(m, ()):
+            if keys is not None and (a, b) not in keys:
+                continue
             lit = c.land(l1, l2)
             if lit is not False:
                 acc[(a, b)].append(lit)
@@ -400,6 +654,10 @@ def _diff(c: Circuit, x: dict[Any, Lit], y: dict[Any, Lit]) -> dict[Any, Lit]:
 
 def _drop_false(items: Iterable[tuple[Any, Lit]]) -> dict[Any, Lit]:
     return {k: lit for k, lit in items if lit is not False}
+
+
+def _is_seq(expr: Expr) -> bool:
+    return isinstance(expr, Binary) and expr.op is BinaryOp.SEQ
 
 
 def _keys(v: Value) -> frozenset[Any]:

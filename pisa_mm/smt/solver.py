@@ -31,12 +31,18 @@ class Budget:
 
 
 class Session:
-    """A z3 solver with the run's budget applied; every `check` goes through here."""
+    """A z3 solver with the run's budget applied; every `check` goes through here.
 
-    def __init__(self, budget: Budget) -> None:
+    `bit_vectors_only` (no IEEE operations anywhere) selects z3's QF_BV solver, which
+    bit-blasts to its incremental SAT solver: on these problems (Boolean structure over
+    narrow bit-vectors) it is several times faster than the general SMT core. It treats
+    floating-point operations as uninterpreted, so problems with any use the general one.
+    """
+
+    def __init__(self, budget: Budget, *, bit_vectors_only: bool = False) -> None:
         self.budget = budget
         self.deadline = None if budget.timeout is None else time.monotonic() + budget.timeout
-        self.solver: Any = z3.Solver()
+        self.solver: Any = z3.SolverFor("QF_BV") if bit_vectors_only else z3.Solver()
         self.solver.set("random_seed", RANDOM_SEED)
         if budget.rlimit is not None:
             self.solver.set("rlimit", budget.rlimit)

@@ -22,7 +22,7 @@ from typing import Any
 import z3
 
 from pisa_mm.events.kinds import Kind, Space
-from pisa_mm.events.model import EventStructure, Placement
+from pisa_mm.events.model import EventStructure, Location, Placement
 from pisa_mm.litmus.program import LitmusTest, Observable, RegObs
 from pisa_mm.smt.encode import Encoding
 
@@ -87,6 +87,20 @@ def interchangeable_groups(
     return [g for g in groups if len(g) > 1]
 
 
+def _clock_key(enc: Encoding, thread: int) -> tuple[Location, Any] | None:
+    """The location and clock of the work-item's first write, when it always happens at one
+    fixed location: distinct writes of one location have distinct clocks."""
+    first = min(
+        (e.id for e in enc.es.events if e.thread == thread and e.kind is Kind.WRITE), default=None
+    )
+    if first is None or enc.exec[first] is not True:
+        return None
+    (loc, lit), *rest = enc.at[first].items()
+    if rest or lit is not True:
+        return None
+    return loc, enc.clock[first]
+
+
 def _key(enc: Encoding, thread: int) -> Any | None:
     first = min((e.id for e in enc.es.events if e.thread == thread), default=None)
     if first is None:
@@ -103,6 +117,11 @@ def symmetry_constraints(
     """z3 constraints keeping one execution per orbit of the interchangeable work-items."""
     out: list[Any] = []
     for group in interchangeable_groups(test, enc.es, observables):
+        clocks = [_clock_key(enc, t) for t in group]
+        if all(k is not None for k in clocks) and len({k[0] for k in clocks if k}) == 1:
+            terms = [k[1] for k in clocks if k]
+            out.extend(z3.ULT(a, b) for a, b in itertools.pairwise(terms))
+            continue
         keys = [_key(enc, t) for t in group]
         if any(k is None for k in keys):
             continue
