@@ -94,6 +94,6 @@ FAMILIES: dict[str, tuple[Generator, range]] = {
     "iriw": (iriw, range(4, 11)),
     "mp-chain": (mp_chain, range(1, 9)),
     "spin": (spin, range(1, 9)),
-    "rmw": (rmws, range(2, 9)),
+    "rmw": (rmws, range(2, 17)),
     "storers": (storers, range(2, 9)),
 }

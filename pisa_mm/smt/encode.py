@@ -317,7 +317,12 @@ class Encoding:
         """co as clocks: a bit-vector per non-init write, distinct among writes that share a
         location, above the init write's 0; co(a, b) is `clock(a) < clock(b)` on the same
         location. A total order per location without transitivity clauses, and it gives the
-        clock of every read (that of its source) that `order` compares."""
+        clock of every read (that of its source) that `order` compares.
+
+        A write's clock is at most the number n of writes that may share one of its
+        locations: every execution has such clocks (number each location's writes 1..k in co
+        order, k <= n), and when all n happen they fill 1..n, so that "no write between a and
+        b" becomes "clock(b) = clock(a) + 1" for the solver (k RMWs on one counter)."""
         writes = [e for e in self.es.events if e.kind is Kind.WRITE]
         inits = [w for w in writes if w.tag is Tag.INIT]
         others = [w for w in writes if w.tag is not Tag.INIT]
@@ -338,6 +343,9 @@ class Encoding:
         for w in others:
             self.clock[w.id] = z3.BitVec(f"clock{w.id}", bits)
             self.assert_z3(self.clock[w.id] != zero)
+            top = max((sharing[loc] for loc in w.locs), default=0)
+            if 0 < top < (1 << bits) - 1:
+                self.assert_z3(z3.ULE(self.clock[w.id], top))
         for x, a in enumerate(others):
             for b in others[x + 1 :]:
                 if not (a.locs & b.locs):

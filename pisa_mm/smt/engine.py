@@ -16,7 +16,7 @@ from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, ob
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
 from pisa_mm.smt.encode import Encoding, uses_floats
-from pisa_mm.smt.lits import Lit
+from pisa_mm.smt.lits import Lit, lnot
 from pisa_mm.smt.relations import RelV, SetV, Translator
 from pisa_mm.smt.solver import Answer, Budget, Session
 from pisa_mm.smt.symmetry import symmetry_constraints
@@ -51,6 +51,7 @@ class Problem:
         self.flag_lits: list[Lit] = [self.tr.nonempty(c.expr) for c in self.flags]
         self.c = self.enc.c
         self._guards = 0
+        self._is_value: dict[tuple[Observable, int], Lit] = {}
         self.session = Session(budget, bit_vectors_only=not uses_floats(es))
         self.assert_lits(self.enc.constraints)
 
@@ -80,9 +81,20 @@ class Problem:
             o: m.eval(t, model_completion=True).as_long() for o, t in self.enc.obs_terms.items()
         }
 
-    def blocking(self, values: dict[Observable, int]) -> Any:
-        terms = self.enc.obs_terms
-        return z3.Or([terms[o] != v for o, v in values.items()]) if values else False
+    def blocking(self, values: dict[Observable, int]) -> Lit:
+        """The clause "some observable differs from `values`", over one Boolean per
+        (observable, value) defined once: a clause over existing variables is all the
+        SAT-based solver then has to add (a new bit-vector comparison per clause would grow
+        the model conversion that every later model pays for)."""
+        lits: list[Lit] = []
+        for o, v in values.items():
+            b = self._is_value.get((o, v))
+            if b is None:
+                b = self.c.var(f"is!{len(self._is_value)}")
+                self.session.add(self.z3(b) == (self.enc.obs_terms[o] == v))
+                self._is_value[(o, v)] = b
+            lits.append(lnot(b))
+        return self.c.lor_all(lits)
 
     def flag_witness(self, i: int, m: Any) -> FlagWitness:
         check = self.flags[i]
@@ -123,6 +135,7 @@ def enumerate_states(problem: Problem) -> _Enumeration:
     solver ignore them (cheaper than push/pop, which makes z3 re-internalise)."""
     s = problem.session
     active = z3.Bool("enumerating")
+    active_lit = problem.c.atom(active)
     found: list[dict[Observable, int]] = []
     raised: dict[int, FlagWitness] = {}
     cut = False
@@ -143,7 +156,7 @@ def enumerate_states(problem: Problem) -> _Enumeration:
         cut = cut or problem.truth(m, problem.enc.cut)
         if not values:
             break
-        s.add(z3.Implies(active, problem.blocking(values)))
+        problem.assert_lits([problem.c.implies(active_lit, problem.blocking(values))])
     return _Enumeration(tuple(found), complete, raised, cut)
 
 

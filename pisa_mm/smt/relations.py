@@ -121,7 +121,7 @@ def ord_compose(x: OrdV, y: OrdV) -> OrdV | None:
     sure, possible = _ord_compose(x, y)
     if any(p & ~s for s, p in zip(sure, possible, strict=True)):
         return None
-    return OrdV((sure[0], sure[1], sure[2], sure[3]))
+    return OrdV(_masks(sure))
 
 
 def _masks(m: list[int] | tuple[int, ...]) -> tuple[int, int, int, int]:
@@ -140,7 +140,7 @@ def ord_closure(x: OrdV) -> OrdV | None:
         a = grown
     if any(p & ~m for m, p in zip(a, possible, strict=True)):
         return None
-    return OrdV((a[0], a[1], a[2], a[3]))
+    return OrdV(a)
 
 
 def _merge(c: Circuit, items: Iterable[tuple[Any, Lit]]) -> dict[Any, Lit]:
@@ -533,7 +533,7 @@ class Translator:
             }.get(op)
             if pointwise is not None:
                 m = [pointwise(p, q) for p, q in zip(x.masks, y.masks, strict=True)]
-                return OrdV((m[0], m[1], m[2], m[3]))
+                return OrdV(_masks(m))
             if op is BinaryOp.SEQ:
                 z = ord_compose(x, y)
                 if z is not None:

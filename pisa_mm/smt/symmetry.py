@@ -7,10 +7,13 @@ then an automorphism of the event structure: it preserves every built-in relatio
 maps allowed executions to allowed executions with the same final state, flags and cut.
 
 So the solver may consider only executions whose *keys* are sorted along each group of
-interchangeable work-items: any execution can be permuted into one. The key of a work-item
-is the value read by its first event when that is a read that always happens (a permutation
-carries keys along with the work-items, so sorting is always possible). For k atomic
-increments of one counter this removes the k! coherence orders that differ only by naming.
+interchangeable work-items: any execution can be permuted into one (a permutation carries
+keys along with the work-items, so sorting is always possible). The key of a work-item is the
+coherence clock of its first write when that write always happens at one fixed location,
+the same for the whole group: clocks of distinct writes differ, so the order is strict and
+exactly one execution per orbit remains. Otherwise it is the value read by its first event
+when that is a read that always happens (sorted with <=). For k atomic increments of one
+counter this removes the k! coherence orders that differ only by naming.
 """
 
 from __future__ import annotations
@@ -95,10 +98,10 @@ def _clock_key(enc: Encoding, thread: int) -> tuple[Location, Any] | None:
     )
     if first is None or enc.exec[first] is not True:
         return None
-    (loc, lit), *rest = enc.at[first].items()
-    if rest or lit is not True:
+    places = list(enc.at[first].items())
+    if len(places) != 1 or places[0][1] is not True:
         return None
-    return loc, enc.clock[first]
+    return places[0][0], enc.clock[first]
 
 
 def _key(enc: Encoding, thread: int) -> Any | None:

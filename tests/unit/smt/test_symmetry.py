@@ -3,14 +3,19 @@ answers (states, verdict, flags) of the unreduced search."""
 
 from __future__ import annotations
 
+import itertools
+
+import z3
 from smt_factory import litmus
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.events.build import build
+from pisa_mm.events.kinds import Kind
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.condition import observables
+from pisa_mm.smt.encode import Encoding, uses_floats
 from pisa_mm.smt.engine import run_smt
-from pisa_mm.smt.symmetry import interchangeable_groups
+from pisa_mm.smt.symmetry import interchangeable_groups, symmetry_constraints
 
 INC = "iatom.global.relaxed.add.32b %r0, [@x], 1;"
 
@@ -46,3 +51,34 @@ def test_reduction_keeps_the_answer() -> None:
     reduced = run_smt(test, es, model)
     assert [str(s) for s in reduced.states] == ["@x=4;"]
     assert reduced.verdict.value == "Ok" and reduced.flags == ()
+
+
+def test_incrementers_are_ordered_by_the_clocks_of_their_writes() -> None:
+    # distinct writes of one location have distinct clocks, so the order is strict: one
+    # execution per orbit
+    test = _incrementers(["wg 0", "wg 1", "wg 2"])
+    es = build(test)
+    enc = Encoding(es, observables(test))
+    writes = [e.id for e in es.events if e.kind is Kind.WRITE and e.thread is not None]
+    expected = [z3.ULT(enc.clock[a], enc.clock[b]) for a, b in itertools.pairwise(writes)]
+    got = symmetry_constraints(test, enc, observables(test))
+    assert [str(c) for c in got] == [str(c) for c in expected]
+
+
+def test_work_items_without_writes_fall_back_to_sorting_the_values_they_read() -> None:
+    body = "\n".join(f"P{i} @ wg {i} {{\n  ld.global.relaxed.32b %r0, [@x];\n}}" for i in range(2))
+    test = litmus(body, cond="forall (@x == 0)")
+    es = build(test)
+    enc = Encoding(es, observables(test))
+    reads = [e.id for e in es.events if e.kind is Kind.READ]
+    got = symmetry_constraints(test, enc, observables(test))
+    assert [str(c) for c in got] == [
+        str(z3.ULE(enc.read_value(reads[0]), enc.read_value(reads[1])))
+    ]
+
+
+def test_floating_point_values_select_the_general_solver() -> None:
+    # z3's SAT-based QF_BV solver would take IEEE operations as uninterpreted
+    fadd = "fatom.global.relaxed.add.f %r0, [@x], 1.0;"
+    assert uses_floats(build(litmus(f"P0 @ wg 0 {{\n  {fadd}\n}}")))
+    assert not uses_floats(build(_incrementers(["wg 0", "wg 1"])))
