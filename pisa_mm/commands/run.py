@@ -150,10 +150,7 @@ def test_unroll(test: LitmusTest, override: int | None) -> int:
     """The unroll bound: --unroll, else the test's `unroll = N` metadata, else the default."""
     if override is not None:
         return override
-    for key, value in test.metadata:
-        if key == "unroll" and value.strip().isdigit():
-            return int(value)
-    return DEFAULT_UNROLL
+    return test.unroll if test.unroll is not None else DEFAULT_UNROLL
 
 
 def engine_names(

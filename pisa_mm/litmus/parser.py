@@ -197,6 +197,12 @@ def _end_span(text: str, path: str) -> Span:
     return Span(path, len(lines), len(lines[-1]) + 1)
 
 
+# Deeper conditions are refused: every walk over a condition (validation, evaluation, printing,
+# encoding) recurses on nesting. Chains of `/\` or `\/` are flat and `~~` cancels, so only
+# parentheses alternating between connectives, or `->` chains, nest.
+MAX_PROP_DEPTH = 100
+
+
 def parse_raw(text: str, path: str) -> S.RawTest:
     """Parse litmus text into the raw syntax tree; syntax errors raise PisaMMError."""
     parser = _parser()
@@ -252,6 +258,7 @@ class _Builder:
         name: S.Name | None = None
         description: str | None = None
         metadata: list[tuple[str, str]] = []
+        meta_spans: list[Span] = []
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
         threads: list[S.RawThread] = []
@@ -266,6 +273,7 @@ class _Builder:
             elif data == "meta":
                 key, _, value = str(child.children[0]).partition("=")
                 metadata.append((key.strip(), value.strip()))
+                meta_spans.append(self.span(child.children[0]))
             elif data == "init_block":
                 for stmt in child.children:
                     if stmt.data == "var_decl":
@@ -291,6 +299,7 @@ class _Builder:
             condition,
             self.path,
             self.text,
+            tuple(meta_spans),
         )
 
     def var_decl(self, tree: lark.Tree[Any]) -> S.RawVarDecl:
@@ -415,22 +424,46 @@ class _Builder:
         assert var is not None
         return S.RawMemObs(var, index, wg, self.span(tree))
 
-    def prop(self, tree: lark.Tree[Any]) -> S.RawProp:
+    def prop(self, tree: lark.Tree[Any], depth: int = 0) -> S.RawProp:
         span = self.span(tree)
+        if depth > MAX_PROP_DEPTH:
+            raise PisaMMError.at(
+                span,
+                f"condition nested more than {MAX_PROP_DEPTH} levels deep; flatten it",
+                "limit",
+            )
         match tree.data:
             case "true":
                 return S.RawBool(True, span)
             case "false":
                 return S.RawBool(False, span)
             case "not_":
-                return S.RawNot(self.prop(tree.children[1]), span)
+                # a run of `~` is walked in a loop: `~~p` is `p`
+                negations, node = 0, tree
+                while node.data == "not_":
+                    negations, node = negations + 1, node.children[1]
+                inner = self.prop(node, depth + 1)
+                return S.RawNot(inner, span) if negations % 2 else inner
             case "and_" | "or_":
-                lhs, _, rhs = tree.children
+                # a chain (lark nests it on the left, parentheses may nest it on the right)
+                # is collected with a stack, so that it stays flat however long it is
+                args: list[lark.Tree[Any]] = []
+                stack = [tree]
+                while stack:
+                    node = stack.pop()
+                    if node.data == tree.data:
+                        lhs, _, rhs = node.children
+                        stack += (rhs, lhs)
+                    else:
+                        args.append(node)
                 op = "and" if tree.data == "and_" else "or"
-                return S.RawBinary(op, self.prop(lhs), self.prop(rhs), span)
+                parts = tuple(self.prop(a, depth + 1) for a in args)
+                return S.RawJunction(op, parts, span)
             case "implies":
                 lhs, rhs = tree.children
-                return S.RawBinary("implies", self.prop(lhs), self.prop(rhs), span)
+                return S.RawBinary(
+                    "implies", self.prop(lhs, depth + 1), self.prop(rhs, depth + 1), span
+                )
             case "atom":
                 obs, cmp, value = tree.children
                 return S.RawAtom(self.observable(obs), str(cmp), self.int_(value), span)

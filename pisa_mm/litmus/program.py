@@ -481,3 +481,4 @@ class LitmusTest:
     path: str
     source: str
     warnings: tuple[str, ...] = ()  # rendered warning diagnostics
+    unroll: int | None = None  # the `unroll = N` metadata, validated

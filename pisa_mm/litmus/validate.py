@@ -12,7 +12,12 @@ from pisa_mm.litmus.decode.access import check_accesses
 from pisa_mm.litmus.decode.condition import CondChecker, validate_prop
 from pisa_mm.litmus.decode.context import Ctx, RegInfo, fail
 from pisa_mm.litmus.decode.dataflow import check_defined
-from pisa_mm.litmus.decode.declarations import thread_index, thread_placements, var_decl
+from pisa_mm.litmus.decode.declarations import (
+    thread_index,
+    thread_placements,
+    unroll_metadata,
+    var_decl,
+)
 from pisa_mm.litmus.decode.immediates import int_bits
 from pisa_mm.litmus.decode.thread import ThreadDecoder
 from pisa_mm.litmus.program import (
@@ -32,6 +37,7 @@ __all__ = ["validate", "validate_prop"]
 def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
     """Check and decode a raw test; the first violation raises PisaMMError."""
     ctx = Ctx(raw.path, raw.source, strict, {}, [])
+    unroll = unroll_metadata(raw)
     for d in raw.variables:
         decl = var_decl(ctx, d, None)
         ctx.variables[decl.name] = decl
@@ -139,4 +145,5 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
         raw.path,
         raw.source,
         tuple(ctx.warnings),
+        unroll,
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pisa_mm.errors import int_literal
 from pisa_mm.events.kinds import Space
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import SWIZZLE, Ctx, RegInfo, fail
@@ -79,7 +80,7 @@ class CondChecker:
                     f"a work-group prefix names a .shared instance; @{name} is .{decl.space.value}",
                     "condition",
                 )
-            wg = int(o.wg.text[2:])
+            wg = int_literal(o.wg.text[2:], o.wg.span, "work-group number")
             gpus = {p.gpu for p in self.places if p.wg == wg}
             if not gpus:
                 fail(o.wg.span, f"no thread is in work-group {wg}", "condition")
@@ -104,9 +105,9 @@ class CondChecker:
                 return Not(self.prop(a))
             case S.RawBinary(op="implies", lhs=lhs, rhs=rhs):
                 return Implies(self.prop(lhs), self.prop(rhs))
-            case S.RawBinary(op=op, lhs=lhs, rhs=rhs):
+            case S.RawJunction(op=op, args=sides):
                 args: list[Prop] = []
-                for side in (lhs, rhs):
+                for side in sides:
                     sub = self.prop(side)
                     if (op == "and" and isinstance(sub, And)) or (
                         op == "or" and isinstance(sub, Or)

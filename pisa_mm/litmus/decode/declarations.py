@@ -1,8 +1,8 @@
-"""Memory variable declarations and thread placements."""
+"""The header metadata, memory variable declarations and thread placements."""
 
 from __future__ import annotations
 
-from pisa_mm.errors import Span
+from pisa_mm.errors import Span, int_literal
 from pisa_mm.events.kinds import Space
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
@@ -98,4 +98,27 @@ def thread_placements(raw: S.RawTest) -> list[ThreadPlacement]:
 def thread_index(name: S.Name, what: str) -> int:
     text = name.text
     digits = text[1:] if text.startswith("P") else text
-    return int(digits)
+    return int_literal(digits, name.span, f"{what} thread number")
+
+
+def unroll_metadata(raw: S.RawTest) -> int | None:
+    """The test's `unroll = N` metadata: one ASCII decimal N >= 0, or None when absent."""
+    found: tuple[int, Span] | None = None
+    for i, (key, value) in enumerate(raw.metadata):
+        if key != "unroll":
+            continue
+        span = raw.metadata_spans[i] if i < len(raw.metadata_spans) else None
+        if found is not None:
+            fail(
+                span,
+                f"unroll is given twice (first at line {found[1].line}); give one bound",
+                "metadata",
+            )
+        if not (value.isascii() and value.isdigit()):
+            fail(
+                span,
+                f"unroll must be a non-negative decimal integer, not {value!r}",
+                "metadata",
+            )
+        found = (int_literal(value, span, "unroll bound"), span or Span(raw.path, 1, 1))
+    return found[0] if found is not None else None

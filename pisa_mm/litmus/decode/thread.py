@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pisa_mm.errors import Span
+from pisa_mm.errors import Span, int_literal
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode import atomics, memory, registers, sync
@@ -169,7 +169,9 @@ def expand_range(n: S.Name) -> list[str]:
     if "<" not in text:
         return [text]
     base, _, rng = text.partition("<")
-    lo, _, hi = rng.rstrip(">").partition("~")
-    if int(hi) <= int(lo) or int(hi) - int(lo) > 1024:
+    lo_text, _, hi_text = rng.rstrip(">").partition("~")
+    lo = int_literal(lo_text, n.span, "register range bound")
+    hi = int_literal(hi_text, n.span, "register range bound")
+    if hi <= lo or hi - lo > 1024:
         fail(n.span, f"register range {n.text} must name 1 to 1024 registers", "declaration")
-    return [f"{base}{i}" for i in range(int(lo), int(hi))]
+    return [f"{base}{i}" for i in range(lo, hi)]
