@@ -22,7 +22,7 @@ from pisa_mm.engines import (
     default_engine,
     get_engine,
 )
-from pisa_mm.errors import PisaMMError
+from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.events.build import build
 from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import load_test
@@ -141,6 +141,8 @@ def collect_tests(args: Sequence[str]) -> list[str]:
             out.extend(found)
         elif p.is_file():
             out.append(arg)
+        elif p.exists():
+            read_source(arg)  # a FIFO or a device: refused with what it is
         else:
             raise PisaMMError.at(None, f"no such file or directory: {arg}", "io")
     return out
