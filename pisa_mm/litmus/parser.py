@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
+import re
 from importlib import resources
 from typing import Any
 
@@ -149,9 +151,84 @@ def _token_text(tok: lark.Token) -> str:
     return f"'{text}'"
 
 
+# ---------------------------------------------------------------- newcomers' mistakes
+# Recognised from the text around the error, since the parser's state alone blames the wrong
+# line (a missing `}` makes the next `P1 @` or `exists` look like an instruction).
+
+_SKIPPED = re.compile(r'//[^\n]*|\(\*.*?\*\)|"[^"\n]*"', re.S)
+_SECTION_START = re.compile(r"\s*(P\d+\s*@|~?exists\b|forall\b|locations\b|filter\b)")
+_THREAD_HEADER = re.compile(r"\s*(P\d+)\s*@")
+_REG_INIT = re.compile(r"\s*P?\d+\s*:\s*%")
+_FIRST_WORD = re.compile(r"\s*(~?[A-Za-z_]+)")
+_KEYWORDS = ("exists", "~exists", "forall", "locations")
+
+
+def _open_braces(text: str, end: int) -> list[int]:
+    """Line numbers of the `{` still open at offset `end` (comments and strings skipped)."""
+    stack: list[int] = []
+    pos = 0
+    for m in _SKIPPED.finditer(text, 0, end):
+        _count_braces(text, pos, m.start(), stack)
+        pos = m.end()
+    _count_braces(text, pos, end, stack)
+    return stack
+
+
+def _count_braces(text: str, start: int, end: int, stack: list[int]) -> None:
+    for i in range(start, end):
+        ch = text[i]
+        if ch == "{":
+            stack.append(text.count("\n", 0, i) + 1)
+        elif ch == "}" and stack:
+            stack.pop()
+
+
+def _newcomer_error(line: int, text: str, path: str) -> PisaMMError | None:
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    here = lines[line - 1]
+    start = sum(len(s) + 1 for s in lines[: line - 1])
+    open_lines = _open_braces(text, start)
+    if open_lines and _SECTION_START.match(here):
+        opened = open_lines[-1]
+        header = _THREAD_HEADER.match(lines[opened - 1])
+        what = f"thread {header.group(1)}" if header else "the init block"
+        return PisaMMError.at(
+            _previous_end(text, start, path),
+            f"missing '}}' at the end of {what} (opened on line {opened}) before "
+            f"'{here.strip()[:30]}'",
+            "syntax",
+        )
+    if open_lines:
+        return None
+    word = _FIRST_WORD.match(here)
+    col = len(here) - len(here.lstrip()) + 1
+    if _REG_INIT.match(here):
+        return PisaMMError.at(
+            Span(path, line, col, line, len(here.rstrip()) + 1),
+            "register initialisations go in the init block { ... } at the top, before the threads",
+            "syntax",
+        )
+    if word is not None and word.group(1) not in _KEYWORDS:
+        close = difflib.get_close_matches(word.group(1), _KEYWORDS, n=1, cutoff=0.7)
+        if close:
+            return PisaMMError.at(
+                Span(path, line, col, line, col + len(word.group(1))),
+                f"unknown keyword '{word.group(1)}'; did you mean '{close[0]}'? The final "
+                "condition is exists (...), ~exists (...) or forall (...)",
+                "syntax",
+            )
+    return None
+
+
 def _syntax_error(exc: UnexpectedInput, text: str, path: str, parser: lark.Lark) -> PisaMMError:
     line = exc.line if isinstance(exc.line, int) and exc.line > 0 else 1
     col = exc.column if isinstance(exc.column, int) and exc.column > 0 else 1
+    if isinstance(exc, UnexpectedToken | UnexpectedCharacters):
+        newcomer = _newcomer_error(line, text, path)
+        if newcomer is not None:
+            return newcomer
     span = Span(path, line, col)
     label = _example_label(exc)
     if isinstance(exc, UnexpectedCharacters):

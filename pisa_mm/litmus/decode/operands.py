@@ -10,7 +10,7 @@ from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import SWIZZLE, Ctx, RegInfo, Use, fail
 from pisa_mm.litmus.decode.immediates import int_bits
-from pisa_mm.litmus.decode.qualifiers import MemQ, Q
+from pisa_mm.litmus.decode.qualifiers import MemQ, Q, suggest
 from pisa_mm.litmus.program import (
     Address,
     AddrSpace,
@@ -254,7 +254,8 @@ class OperandDecoder:
             elif q.text in extra:
                 rest.append(q)
             else:
-                fail(q.span, f"unknown qualifier '.{q.text}' for {mnemonic}", "qualifier")
+                hint = suggest(q.text, [*(f"{w}b" for w in allowed), *extra])
+                fail(q.span, f"unknown qualifier '.{q.text}' for {mnemonic}{hint}", "qualifier")
         if width is None:
             fail(instr.opcode.span, f"{mnemonic} needs a type qualifier such as .32b", "type")
         return width, rest

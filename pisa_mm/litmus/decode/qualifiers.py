@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -59,6 +60,55 @@ _SLOT_NAMES = {
 }
 
 
+# Spellings of PISA qualifiers that herd, PTX and OpenCL users type.
+ALIASES = {
+    "wg": "workgroup",
+    "cta": "workgroup",
+    "work_group": "workgroup",
+    "sg": "subgroup",
+    "sub_group": "subgroup",
+    "dev": "gpu",
+    "device": "gpu",
+    "sys": "system",
+    "acq": "acquire",
+    "rel": "release",
+    "rlx": "relaxed",
+    "relax": "relaxed",
+    "sc": "seq_cst",
+    "seqcst": "seq_cst",
+    "acqrel": "acq_rel",
+    "acq_rel": "acq_rel",
+    "b8": "8b",
+    "b16": "16b",
+    "b32": "32b",
+    "b64": "64b",
+    "u32": "32b",
+    "s32": "32b",
+    "u64": "64b",
+    "s64": "64b",
+    "f32": "f",
+    "f16": "hf",
+    "f64": "df",
+}
+
+
+def suggest(word: str, candidates: Iterable[str]) -> str:
+    """`; did you mean '.X'?` for a misspelt or foreign qualifier, or "" if nothing is close."""
+    known = sorted(set(candidates))
+    alias = ALIASES.get(word.lower())
+    if alias is not None and alias in known:
+        return f"; did you mean '.{alias}'?"
+    close = difflib.get_close_matches(word, known, n=1, cutoff=0.7)
+    return f"; did you mean '.{close[0]}'?" if close else ""
+
+
+def _known(mnemonic: str, ops: Iterable[str], fp: bool) -> set[str]:
+    words = {*isa.SPACES, "weak", *isa.ORDERS, *isa.SCOPES, *isa.CC_PARTS, *ops}
+    if mnemonic in ("ld", "st"):
+        words |= set(isa.VECS)
+    return words | set(isa.FTYPES if fp else isa.WIDTHS)
+
+
 def classify(mnemonic: str, quals: Sequence[Q], ops: Iterable[str] = (), fp: bool = False) -> MemQ:
     """Sort the qualifiers of a memory instruction into their categories (any order)."""
     m = MemQ()
@@ -85,7 +135,8 @@ def classify(mnemonic: str, quals: Sequence[Q], ops: Iterable[str] = (), fp: boo
         elif fp and t in isa.WIDTHS:
             fail(q.span, f"fatom takes a float type (.hf, .bf, .f, .df), not .{t}", "type")
         else:
-            fail(q.span, f"unknown qualifier '.{t}' for {mnemonic}", "qualifier")
+            hint = suggest(t, _known(mnemonic, opset, fp))
+            fail(q.span, f"unknown qualifier '.{t}' for {mnemonic}{hint}", "qualifier")
         prev: Q | None = getattr(m, slot)
         if prev is not None:
             fail(

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from pisa_mm.events.kinds import Space
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import fail
 from pisa_mm.litmus.decode.operands import OperandDecoder, span_of
-from pisa_mm.litmus.decode.qualifiers import Q
+from pisa_mm.litmus.decode.qualifiers import Q, suggest
 from pisa_mm.litmus.program import (
     AddrOf,
     Alu,
+    AluOp,
     Compare,
     Goto,
     Imm,
@@ -85,16 +87,108 @@ def addrof(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> AddrOf:
     dst_raw, var_raw = instr.operands
     if not isinstance(var_raw, S.RawVar):
         fail(span_of(var_raw), "addrof needs a memory variable (@name)", "operand")
-    dst = dec.reg(dst_raw, width, True, "the destination")
     var = dec.var(var_raw)
-    dec.address_width(var, width, var_raw.span)
+    decl = dec.ctx.variables[var.name]
+    bits = isa.ADDRESS_BITS[decl.space]
+    if bits != width:
+        where = f"the .{decl.space.value} address of @{var.name} is {bits}-bit (PISA 4.2)"
+        if bits == 32:
+            fail(
+                var_raw.span,
+                f"addrof.{width}b: {where}; write addrof.32b for it, or "
+                f"addrcast.generic.{decl.space.value} %a, @{var.name} for its 64-bit generic "
+                "address (PISA 3.3.1, 4.1)",
+                "width",
+            )
+        fail(var_raw.span, f"addrof.{width}b: {where}; write addrof.{bits}b", "width")
+    dst = dec.reg(dst_raw, width, True, "the destination")
     return AddrOf(dst, var, width)
+
+
+# addrcast.to.from (PISA 4.1): the spaces each direction converts from and to.
+_FROM_SPECIFIC = {
+    "global": Space.GLOBAL,
+    "shared": Space.SHARED,
+    "private": Space.PRIVATE,
+    "const": Space.CONST,
+}
+_TO_SPECIFIC = {"global": Space.GLOBAL, "shared": Space.SHARED, "private": Space.PRIVATE}
+_CAST_FORMS = (
+    "addrcast.generic.SPACE %g, src (SPACE .global, .shared, .private or .const) or "
+    "addrcast.SPACE.generic %a, %g (SPACE .global, .shared or .private)"
+)
+
+
+def _cast_space(q: Q, spaces: dict[str, Space], what: str) -> Space:
+    if q.text not in spaces:
+        names = ", ".join(f".{s}" for s in spaces)
+        hint = suggest(q.text, spaces)
+        fail(q.span, f"{what} {names}, not .{q.text}{hint} (PISA 4.1)", "qualifier")
+    return spaces[q.text]
+
+
+def addrcast(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> Alu:
+    """`addrcast.to.from dst, src0` (PISA 4.1) between a specific and a 64-bit generic address.
+
+    The checker's generic address of a variable is its specific address zero-extended (the
+    representation is implementation-defined, PISA 4.1, and a round trip keeps the value), so
+    a cast is a move that zero-extends to 64 bits or truncates to the specific size.
+    """
+    typed = [q for q in quals if q.text in isa.WIDTHS]
+    if typed:
+        fail(
+            typed[0].span, "addrcast takes no type: generic addresses are 64-bit (PISA 4.1)", "type"
+        )
+    if len(quals) != 2:
+        fail(
+            instr.opcode.span,
+            f"addrcast takes .to and .from: {_CAST_FORMS} (PISA 4.1)",
+            "qualifier",
+        )
+    to, frm = quals
+    dec.nargs(instr, 2, "dst, src0")
+    dst_raw, src_raw = instr.operands
+    if to.text == "generic":
+        space = _cast_space(frm, _FROM_SPECIFIC, "addrcast.generic converts from")
+        dst = dec.reg(dst_raw, 64, True, "the destination")
+        if isinstance(src_raw, S.RawVar):
+            var = dec.var(src_raw)
+            actual = dec.ctx.variables[var.name].space
+            if actual is not space:
+                fail(
+                    src_raw.span,
+                    f"@{var.name} is .{actual.value}, but this addrcast converts from "
+                    f".{frm.text} (PISA 4.1: the space of src0 must match .from)",
+                    "space",
+                )
+            return Alu(AluOp.MOV, dst, (var,), 64)
+        src = dec.reg(src_raw, isa.ADDRESS_BITS[space], False, "src0")
+        return Alu(AluOp.MOV, dst, (src,), 64)
+    if frm.text != "generic":
+        fail(
+            instr.opcode.span,
+            f"addrcast converts to or from .generic: {_CAST_FORMS} (PISA 4.1)",
+            "qualifier",
+        )
+    if to.text == "const":
+        fail(
+            to.span,
+            "a generic address of .const memory is cast back with addrcast.global.generic "
+            "(PISA 4.1)",
+            "qualifier",
+        )
+    bits = isa.ADDRESS_BITS[_cast_space(to, _TO_SPECIFIC, "addrcast from .generic converts to")]
+    dst = dec.reg(dst_raw, bits, True, "the destination")
+    src = dec.reg(src_raw, 64, False, "src0")
+    return Alu(AluOp.MOV, dst, (src,), bits)
 
 
 def branch(dec: OperandDecoder, instr: S.RawInstr, mnemonic: str, quals: list[Q]) -> Goto | Return:
     names = [q.text for q in quals]
     if names not in ([], ["cond"]):
-        fail(quals[0].span, f"unknown qualifier '.{quals[0].text}' for {mnemonic}", "qualifier")
+        bad = next((q for q in quals if q.text != "cond"), quals[-1])
+        hint = "" if bad.text == "cond" else suggest(bad.text, ["cond"])
+        fail(bad.span, f"unknown qualifier '.{bad.text}' for {mnemonic}{hint}", "qualifier")
     cond_form = names == ["cond"]
     ops = instr.operands
     if mnemonic == "return":

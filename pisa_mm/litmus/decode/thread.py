@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pisa_mm.errors import Span, int_literal
+import difflib
+
+from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span, int_literal
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode import atomics, memory, registers, sync
@@ -10,6 +12,12 @@ from pisa_mm.litmus.decode.context import RegInfo, fail
 from pisa_mm.litmus.decode.operands import OperandDecoder
 from pisa_mm.litmus.decode.qualifiers import split_opcode
 from pisa_mm.litmus.program import Goto, Instruction, Op
+
+_MNEMONICS = sorted(
+    {"ld", "st", "iatom", "fatom", "fence", "barrier", "scmp", "ucmp", "sel", "addrof"}
+    | {"addrcast", "goto", "return", "shfl", "ired", "redfirstidx", "cp"}
+    | set(isa.ALU)
+)
 
 
 class ThreadDecoder(OperandDecoder):
@@ -39,6 +47,8 @@ class ThreadDecoder(OperandDecoder):
             return [registers.select(self, instr, quals)]
         if mnemonic == "addrof":
             return [registers.addrof(self, instr, quals)]
+        if mnemonic == "addrcast":
+            return [registers.addrcast(self, instr, quals)]
         if mnemonic in ("goto", "return"):
             return [registers.branch(self, instr, mnemonic, quals)]
         if mnemonic in ("shfl", "ired", "redfirstidx"):
@@ -52,7 +62,9 @@ class ThreadDecoder(OperandDecoder):
                 f"instruction '{mnemonic}' is not supported in litmus tests",
                 "unsupported",
             )
-        fail(instr.opcode.span, f"unknown instruction '{mnemonic}'", "unknown-instruction")
+        close = difflib.get_close_matches(mnemonic, _MNEMONICS, n=1, cutoff=0.75)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        fail(instr.opcode.span, f"unknown instruction '{mnemonic}'{hint}", "unknown-instruction")
 
     # ------------------------------------------------------------ the whole body
 
@@ -114,6 +126,7 @@ class ThreadDecoder(OperandDecoder):
     def resolve_widths(self) -> None:
         """Undeclared registers take the width of their first writer, else of their first use."""
         flat = [u for us in self.uses for u in us]
+        written: set[str] = set()  # undeclared registers whose width comes from a write
         for pass_writes in (True, False):
             for u in flat:
                 if u.name in self.regs or (pass_writes and not u.write) or u.width is None:
@@ -121,6 +134,8 @@ class ThreadDecoder(OperandDecoder):
                 if u.elem is not None:
                     continue  # an element of an undeclared vector: left to the whole-vector use
                 self.regs[u.name] = RegInfo(u.pred, u.width, u.vec, False, u.span)
+                if pass_writes:
+                    written.add(u.name)
         for u in flat:
             info = self.regs.get(u.name)
             if info is None:
@@ -161,7 +176,22 @@ class ThreadDecoder(OperandDecoder):
                         "width",
                     )
             elif u.width != info.width and not info.pred:
-                fail(u.span, f"{shown} is .{info.width}b, but this operand is .{u.width}b", "width")
+                if info.declared:
+                    origin = f"%{u.name} is declared .{info.width}b here"
+                else:
+                    first = "write" if u.name in written else "use"
+                    origin = f"%{u.name} is .{info.width}b from its first {first}, here"
+                raise PisaMMError(
+                    (
+                        Diagnostic(
+                            Severity.ERROR,
+                            f"{shown} is .{info.width}b, but this operand is .{u.width}b",
+                            u.span,
+                            "width",
+                        ),
+                        Diagnostic(Severity.NOTE, origin, info.span, "width"),
+                    )
+                )
 
 
 def expand_range(n: S.Name) -> list[str]:
