@@ -331,6 +331,18 @@ class _Builder:
     def int_(self, tok: Any) -> S.RawInt:
         return S.RawInt(str(tok), self.span(tok))
 
+    def number(self, tree: lark.Tree[Any]) -> S.RawInt | S.RawFloat:
+        """An `int_init`/`float_init` (or `int_value`/`float_value`) node's literal."""
+        tok = tree.children[0]
+        if tree.data.startswith("float"):
+            return S.RawFloat(str(tok), self.span(tok))
+        return self.int_(tok)
+
+    def reg_name(self, tok: Any) -> S.Name:
+        """`%r0`, or herd's bare `r0` (an OPCODE token) named `%r0` with the same span."""
+        text = str(tok)
+        return S.Name(text if text.startswith("%") else "%" + text, self.span(tok))
+
     def test(self, tree: lark.Tree[Any]) -> S.RawTest:
         name: S.Name | None = None
         description: str | None = None
@@ -382,16 +394,16 @@ class _Builder:
     def var_decl(self, tree: lark.Tree[Any]) -> S.RawVarDecl:
         space, type_, var, *rest = tree.children
         count: S.RawInt | None = None
-        init: tuple[S.RawInt, ...] | None = None
+        init: tuple[S.RawInt | S.RawFloat, ...] | None = None
         is_list = False
         for r in rest:
             if r.data == "array_size":
                 count = self.int_(r.children[0])
             elif r.data == "array_init":
                 is_list = True
-                init = tuple(self.int_(c.children[0]) for c in r.children if c is not None)
-            else:  # int_init
-                init = (self.int_(r.children[0]),)
+                init = tuple(self.number(c) for c in r.children if c is not None)
+            else:  # int_init, float_init
+                init = (self.number(r),)
         return S.RawVarDecl(
             self.name(space),
             self.name(type_),
@@ -404,13 +416,13 @@ class _Builder:
 
     def reg_init(self, tree: lark.Tree[Any]) -> S.RawRegInit:
         tid, reg, value = tree.children
-        raw: S.RawInt | S.RawVar
+        raw: S.RawInt | S.RawFloat | S.RawVar
         if value.data == "var_value":
             tok = value.children[0]
             raw = S.RawVar(str(tok)[1:], self.span(tok))
         else:
-            raw = self.int_(value.children[0])
-        return S.RawRegInit(self.name(tid), self.name(reg), raw, self.span(tree))
+            raw = self.number(value)
+        return S.RawRegInit(self.name(tid), self.reg_name(reg), raw, self.span(tree))
 
     def thread(self, tree: lark.Tree[Any]) -> S.RawThread:
         tid, placement, *body = tree.children
@@ -486,7 +498,7 @@ class _Builder:
     def observable(self, tree: lark.Tree[Any]) -> S.RawObservable:
         if tree.data == "reg_obs":
             tid, reg = tree.children
-            return S.RawRegObs(self.name(tid), self.name(reg), self.span(tree))
+            return S.RawRegObs(self.name(tid), self.reg_name(reg), self.span(tree))
         wg: S.Name | None = None
         index: S.RawInt | None = None
         var: S.Name | None = None
@@ -543,7 +555,12 @@ class _Builder:
                 )
             case "atom":
                 obs, cmp, value = tree.children
-                return S.RawAtom(self.observable(obs), str(cmp), self.int_(value), span)
+                literal: S.RawInt | S.RawFloat = (
+                    S.RawFloat(str(value), self.span(value))
+                    if isinstance(value, lark.Token) and value.type == "FLOAT"
+                    else self.int_(value)
+                )
+                return S.RawAtom(self.observable(obs), str(cmp), literal, span)
             case _:
                 # A parenthesised prop is inlined by the grammar; anything else is a bug.
                 raise AssertionError(f"unexpected condition node {tree.data}")

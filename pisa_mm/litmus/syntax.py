@@ -104,7 +104,7 @@ class RawVarDecl:
     type: Name
     name: Name
     count: RawInt | None
-    init: tuple[RawInt, ...] | None
+    init: tuple[RawInt | RawFloat, ...] | None
     init_is_list: bool
     span: Span
 
@@ -113,7 +113,7 @@ class RawVarDecl:
 class RawRegInit:
     thread: Name
     reg: Name
-    value: RawInt | RawVar
+    value: RawInt | RawFloat | RawVar
     span: Span
 
 
@@ -159,7 +159,7 @@ RawObservable = RawRegObs | RawMemObs
 class RawAtom:
     obs: RawObservable
     op: str  # "==" / "=" / "!="
-    value: RawInt
+    value: RawInt | RawFloat  # a float only for a float-typed observable
     span: Span
 
 

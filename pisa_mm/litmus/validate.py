@@ -6,9 +6,12 @@ this module runs them in order over a whole test.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
-from pisa_mm.litmus.decode.access import check_accesses
+from pisa_mm.litmus.decode import floats
+from pisa_mm.litmus.decode.access import check_accesses, static_targets
 from pisa_mm.litmus.decode.condition import CondChecker, validate_prop
 from pisa_mm.litmus.decode.context import Ctx, RegInfo, fail
 from pisa_mm.litmus.decode.dataflow import check_defined
@@ -30,6 +33,7 @@ from pisa_mm.litmus.program import (
     Thread,
     VarRef,
 )
+from pisa_mm.values.expr import FpFormat
 
 __all__ = ["validate", "validate_prop"]
 
@@ -73,10 +77,13 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
     threads: list[Thread] = []
     all_inits: list[RegInit] = []
     reg_tables: list[dict[str, RegInfo]] = []
+    reg_floats: list[dict[str, FpFormat]] = []
+    var_formats: floats.Formats = {}
     for i, t in enumerate(raw.threads):
         host = placements[i].host
         dec = ThreadDecoder(ctx, i, host, t)
         body, end_labels, regs = dec.run()
+        thread_floats = floats.single(floats.register_formats(body))
         inits: dict[str, RegInit] = {}
         for name, ri in raw_inits.get(i, {}).items():
             info = regs.get(name)
@@ -103,15 +110,21 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
                     info = regs[name] = RegInfo(False, 32, 1, False, ri.span)
                 if info.vec > 1:
                     fail(ri.reg.span, f"vector register %{name} cannot be initialised", "width")
-                value = int_bits(ri.value, info.width, "register")
+                if isinstance(ri.value, S.RawFloat):
+                    shown = f"P{i}:%{name}"
+                    value = floats.float_bits(ri.value, thread_floats.get(name), shown)
+                else:
+                    value = int_bits(ri.value, info.width, "register")
             reg: Reg | Pred = (
                 Pred(name, False, ri.reg.span) if info.pred else Reg(name, None, ri.reg.span)
             )
             inits[name] = RegInit(i, reg, value, ri.span)
         check_defined(i, body, end_labels, regs, set(inits))
         check_accesses(ctx, body, inits, host)
+        floats.variable_formats(body, static_targets(body, inits), var_formats)
         all_inits.extend(inits.values())
         reg_tables.append(regs)
+        reg_floats.append(thread_floats)
         threads.append(
             Thread(
                 i,
@@ -121,10 +134,12 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
                 t.span,
                 tuple(sorted((n, r.vec) for n, r in regs.items() if r.vec > 1)),
                 tuple(end_labels),
+                tuple(sorted(thread_floats.items())),
             )
         )
+    _type_floats(ctx, floats.single(var_formats))
 
-    checker = CondChecker(ctx, reg_tables, placements)
+    checker = CondChecker(ctx, reg_tables, placements, reg_floats)
     locations = tuple(checker.observable(o)[0] for o in raw.locations)
     cond = raw.condition
     quant = {
@@ -147,3 +162,14 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
         tuple(ctx.warnings),
         unroll,
     )
+
+
+def _type_floats(ctx: Ctx, formats: dict[str, FpFormat]) -> None:
+    """Record the variables' float types and convert their float initial values."""
+    for name, fmt in formats.items():
+        ctx.variables[name] = replace(ctx.variables[name], fmt=fmt)
+    for name, index, raw in ctx.float_inits:
+        decl = ctx.variables[name]
+        init = list(decl.init)
+        init[index] = floats.float_bits(raw, decl.fmt, f"@{name}")
+        ctx.variables[name] = replace(decl, init=tuple(init))

@@ -31,7 +31,7 @@ _SPACE_OF = {
 }
 
 
-def _static_targets(body: list[Instruction], inits: dict[str, RegInit]) -> dict[str, VarRef]:
+def static_targets(body: list[Instruction], inits: dict[str, RegInit]) -> dict[str, VarRef]:
     """Registers that hold one known variable address everywhere they are read."""
     writers: dict[str, list[Op]] = {}
     for ins in body:
@@ -150,7 +150,7 @@ def _check_access(
 def check_accesses(
     ctx: Ctx, body: list[Instruction], inits: dict[str, RegInit], host: bool
 ) -> None:
-    static = _static_targets(body, inits)
+    static = static_targets(body, inits)
     for ins in body:
         match ins.op:
             case Load(addr=a, space=sp, width=w, vec=v, order=o):

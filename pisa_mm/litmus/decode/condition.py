@@ -7,6 +7,7 @@ from pisa_mm.events.kinds import Space
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import SWIZZLE, Ctx, RegInfo, fail
 from pisa_mm.litmus.decode.declarations import thread_index
+from pisa_mm.litmus.decode.floats import float_bits
 from pisa_mm.litmus.decode.immediates import int_bits
 from pisa_mm.litmus.program import (
     And,
@@ -22,17 +23,23 @@ from pisa_mm.litmus.program import (
     RegObs,
     ThreadPlacement,
 )
+from pisa_mm.values.expr import FpFormat
 
 
 class CondChecker:
     """Resolves the observables of `locations` and the final condition."""
 
     def __init__(
-        self, ctx: Ctx, regs: list[dict[str, RegInfo]], places: list[ThreadPlacement]
+        self,
+        ctx: Ctx,
+        regs: list[dict[str, RegInfo]],
+        places: list[ThreadPlacement],
+        floats: list[dict[str, FpFormat]] | None = None,
     ) -> None:
         self.ctx = ctx
         self.regs = regs
         self.places = places
+        self.floats = floats if floats is not None else [{} for _ in regs]
 
     def observable(self, o: S.RawObservable) -> tuple[Observable, int]:
         """The observable and its width in bits."""
@@ -54,7 +61,8 @@ class CondChecker:
                 fail(o.reg.span, f"name one element of vector %{name}, e.g. %{name}.x", "condition")
             if elem is not None and elem >= info.vec:
                 fail(o.reg.span, f"%{name} has only {info.vec} elements", "condition")
-            return RegObs(t, name, elem), info.width
+            fmt = self.floats[t].get(name) if elem is None else None
+            return RegObs(t, name, elem, fmt), info.width
         name = o.var.text[1:]
         decl = self.ctx.variables.get(name)
         if decl is None:
@@ -95,7 +103,7 @@ class CondChecker:
                     "condition",
                 )
             wg = wgs[0]
-        return MemObs(name, index, wg), decl.width
+        return MemObs(name, index, wg, decl.fmt), decl.width
 
     def prop(self, p: S.RawProp) -> Prop:
         match p:
@@ -118,7 +126,11 @@ class CondChecker:
                 return And(tuple(args)) if op == "and" else Or(tuple(args))
             case S.RawAtom(obs=o, op=cmp, value=v, span=span):
                 obs, width = self.observable(o)
-                return Atom(obs, int_bits(v, width, "value"), cmp == "!=", span)
+                if isinstance(v, S.RawFloat):
+                    value = float_bits(v, obs.fmt, str(obs))
+                else:
+                    value = int_bits(v, width, "value")
+                return Atom(obs, value, cmp == "!=", span)
         raise AssertionError(p)
 
 
@@ -129,4 +141,6 @@ def validate_prop(raw: S.RawProp, test: LitmusTest, source: str) -> Prop:
     for th in test.threads:
         vecs = dict(th.vectors)
         tables.append({n: RegInfo(w == 1, w, vecs.get(n, 1), True, th.span) for n, w in th.regs})
-    return CondChecker(ctx, tables, [th.placement for th in test.threads]).prop(raw)
+    places = [th.placement for th in test.threads]
+    floats = [dict(th.floats) for th in test.threads]
+    return CondChecker(ctx, tables, places, floats).prop(raw)

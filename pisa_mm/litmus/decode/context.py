@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NoReturn
 
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
+from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.program import VarDecl
 
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3}
@@ -46,6 +47,9 @@ class Ctx:
     strict: bool
     variables: dict[str, VarDecl]
     warnings: list[str]
+    # float literals of variable initialisers: (variable, element, literal), converted once
+    # the variables' float types are known (after every thread is decoded)
+    float_inits: list[tuple[str, int, S.RawFloat]] = field(default_factory=list)
 
     def warn(self, span: Span, message: str, code: str) -> None:
         if self.strict:

@@ -46,7 +46,13 @@ def var_decl(ctx: Ctx, d: S.RawVarDecl, thread: int | None) -> VarDecl:
             f"{d.name.text} has {count} elements but {len(values)} initial values",
             "declaration",
         )
-    init = [int_bits(v, width, "variable") for v in values]
+    init = []
+    for i, v in enumerate(values):
+        if isinstance(v, S.RawFloat):
+            ctx.float_inits.append((d.name.text[1:], i, v))  # converted by floats.py
+            init.append(0)
+        else:
+            init.append(int_bits(v, width, "variable"))
     init += [0] * (count - len(init))
     return VarDecl(d.name.text[1:], space, width, count, tuple(init), d.span, thread)
 
