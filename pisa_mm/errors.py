@@ -14,9 +14,12 @@ from dataclasses import dataclass
 MAX_LITERAL_DIGITS = 4300
 # Input files (litmus tests, models, expectations) larger than this are refused unread.
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
-# Diagnostics quote long tokens and long source lines shortened to about this many characters.
+# Diagnostics shorten a token of a message longer than _LONG (a generated literal, not a
+# path) to about _CLIP characters, and show a source line longer than _LINE as a window.
 _CLIP = 60
-_LONG_WORD = re.compile(r"\S{" + str(_CLIP + 1) + ",}")
+_LONG = 160
+_LINE = 300
+_LONG_WORD = re.compile(r"\S{" + str(_LONG + 1) + ",}")
 _ASCII_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
@@ -65,10 +68,10 @@ class Diagnostic:
         width = 1
         if self.span.end_line == self.span.line and self.span.end_col is not None:
             width = max(1, self.span.end_col - self.span.col)
-        if len(text) > 2 * _CLIP:
+        if len(text) > _LINE:
             # a window around the caret, so that a generated megabyte line stays readable
-            start = max(0, col - 1 - _CLIP // 2)
-            end = min(len(text), start + 2 * _CLIP)
+            start = max(0, col - 1 - _LINE // 4)
+            end = min(len(text), start + _LINE)
             prefix = "..." if start > 0 else ""
             text = prefix + text[start:end] + ("..." if end < len(text) else "")
             col = col - start + len(prefix)

@@ -255,3 +255,11 @@ def test_commands_refuse_a_fifo(
     assert cli_main(argv) == 2
     err = capsys.readouterr().err
     assert "error:" in err and "[io]" in err and "Traceback" not in err
+
+
+def test_clipping_keeps_paths_and_short_lines_whole(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 90) / "missing.litmus"
+    assert str(deep) in _refused(str(deep))
+    text = litmus(cond="exists (" + " /\\ ".join(["@x == 1"] * 20) + " /\\ @y == 1)")
+    rendered = rejected(text).render({"hostile.litmus": text})
+    assert text.splitlines()[9] in rendered  # a 200-character line is quoted whole
