@@ -3,8 +3,24 @@
 from __future__ import annotations
 
 import enum
+import os
+import re
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+# Python refuses to convert longer decimal strings (sys.get_int_max_str_digits); no literal of
+# the formats needs more than a few dozen digits, so the limit is ours and the same everywhere.
+MAX_LITERAL_DIGITS = 4300
+# Input files (litmus tests, models, expectations) larger than this are refused unread.
+MAX_SOURCE_BYTES = 16 * 1024 * 1024
+# Diagnostics shorten a token of a message longer than _LONG (a generated literal, not a
+# path) to about _CLIP characters, and show a source line longer than _LINE as a window.
+_CLIP = 60
+_LONG = 160
+_LINE = 300
+_LONG_WORD = re.compile(r"\S{" + str(_LONG + 1) + ",}")
+_ASCII_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,18 +56,57 @@ class Diagnostic:
         """`FILE:LINE:COL: error: message [code]`, then the source line and a caret."""
         where = f"{self.span}: " if self.span is not None else ""
         code = f" [{self.code}]" if self.code else ""
-        head = f"{where}{self.severity.value}: {self.message}{code}"
+        message = _LONG_WORD.sub(lambda m: clip(m.group(0)), self.message)
+        head = f"{where}{self.severity.value}: {message}{code}"
         if self.span is None or source is None:
             return head
         lines = source.splitlines()
         if not 1 <= self.span.line <= len(lines):
             return head
         text = lines[self.span.line - 1].expandtabs(1)
+        col = self.span.col
         width = 1
         if self.span.end_line == self.span.line and self.span.end_col is not None:
             width = max(1, self.span.end_col - self.span.col)
-        caret = " " * (self.span.col - 1) + "^" + "~" * (width - 1)
+        if len(text) > _LINE:
+            # a window around the caret, so that a generated megabyte line stays readable
+            start = max(0, col - 1 - _LINE // 4)
+            end = min(len(text), start + _LINE)
+            prefix = "..." if start > 0 else ""
+            text = prefix + text[start:end] + ("..." if end < len(text) else "")
+            col = col - start + len(prefix)
+            width = min(width, end - (self.span.col - 1))
+        caret = " " * (col - 1) + "^" + "~" * (width - 1)
         return f"{head}\n{text}\n{caret}"
+
+
+def clip(text: str, limit: int = _CLIP) -> str:
+    """`text`, or its start and end around a count of what was left out when it is long."""
+    if len(text) <= limit:
+        return text
+    keep = limit // 2
+    return f"{text[:keep]}...({len(text) - keep - 10} more)...{text[-10:]}"
+
+
+def int_literal(text: str, span: Span | None, what: str = "integer") -> int:
+    """An ASCII decimal or 0x-hex integer literal; too many digits is a located error.
+
+    Python's own `int()` accepts Unicode digits (`int("٣") == 3`) and refuses more than
+    4,300 decimal digits with a ValueError; every literal of our formats goes through here.
+    """
+    text = text.strip()
+    if _ASCII_INT.fullmatch(text) is None:
+        raise PisaMMError.at(
+            span, f"{what} {clip(text)!r} is not a decimal or 0x-hex integer", "literal"
+        )
+    digits = len(text.lstrip("+-"))
+    if digits > MAX_LITERAL_DIGITS:
+        raise PisaMMError.at(
+            span,
+            f"{what} literal has {digits} digits; at most {MAX_LITERAL_DIGITS} are read",
+            "limit",
+        )
+    return int(text, 0) if text.lstrip("+-")[:2].lower() == "0x" else int(text, 10)
 
 
 class PisaMMError(Exception):
@@ -79,10 +134,52 @@ class PisaMMError(Exception):
         return "\n".join(out)
 
 
-def read_source(path: str) -> str:
-    """Read an input file, turning OS errors into a PisaMMError."""
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
+    """Read an input file (UTF-8, a byte-order mark allowed), turning OS errors into a PisaMMError.
+
+    Only regular files of at most `limit` bytes are read: a FIFO or a device would block or
+    never end. The file is opened non-blocking and checked with fstat, so that a FIFO is
+    refused without waiting for a writer, and nothing can be swapped in between.
+    """
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PisaMMError.at(None, f"cannot read {path}: {exc}", "io") from exc
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        raise PisaMMError.at(None, f"cannot read {path}: {exc.strerror or exc}", "io") from exc
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = next((name for test, name in _KINDS if test(info.st_mode)), "not a file")
+            raise PisaMMError.at(None, f"cannot read {path}: it is {kind}, not a file", "io")
+        if info.st_size > limit:
+            raise PisaMMError.at(
+                None,
+                f"cannot read {path}: {info.st_size} bytes; input files are limited to "
+                f"{limit} bytes",
+                "limit",
+            )
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise PisaMMError.at(None, f"cannot read {path}: {exc.strerror or exc}", "io") from exc
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # grew since fstat
+        raise PisaMMError.at(
+            None, f"cannot read {path}: input files are limited to {limit} bytes", "limit"
+        )
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise PisaMMError.at(
+            None, f"cannot read {path}: not UTF-8 text (byte {exc.start})", "io"
+        ) from exc

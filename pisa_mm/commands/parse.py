@@ -40,17 +40,14 @@ def unroll_bound(test: LitmusTest, requested: int | None) -> int:
     """--unroll wins; then the test's `unroll = N` metadata; then the default (as `run`)."""
     if requested is not None:
         return requested
-    for key, value in test.metadata:
-        if key == "unroll" and value.strip().isdigit():
-            return int(value)
-    return DEFAULT_UNROLL
+    return test.unroll if test.unroll is not None else DEFAULT_UNROLL
 
 
 def main(args: argparse.Namespace) -> int:
     from pisa_mm.litmus import load_test
 
     if args.unroll is not None and args.unroll < 0:
-        raise PisaMMError.at(None, f"--unroll must be at least 0, not {args.unroll}")
+        raise PisaMMError.at(None, f"--unroll must be at least 0, not {args.unroll}", "usage")
     rich = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     docs = []
     for path in args.tests:

@@ -22,7 +22,7 @@ from pisa_mm.engines import (
     default_engine,
     get_engine,
 )
-from pisa_mm.errors import PisaMMError
+from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.events.build import build
 from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import load_test
@@ -141,6 +141,8 @@ def collect_tests(args: Sequence[str]) -> list[str]:
             out.extend(found)
         elif p.is_file():
             out.append(arg)
+        elif p.exists():
+            read_source(arg)  # a FIFO or a device: refused with what it is
         else:
             raise PisaMMError.at(None, f"no such file or directory: {arg}", "io")
     return out
@@ -150,10 +152,7 @@ def test_unroll(test: LitmusTest, override: int | None) -> int:
     """The unroll bound: --unroll, else the test's `unroll = N` metadata, else the default."""
     if override is not None:
         return override
-    for key, value in test.metadata:
-        if key == "unroll" and value.strip().isdigit():
-            return int(value)
-    return DEFAULT_UNROLL
+    return test.unroll if test.unroll is not None else DEFAULT_UNROLL
 
 
 def engine_names(

@@ -18,6 +18,8 @@ def parse_test(text: str, path: str, *, strict: bool = False) -> LitmusTest:
     Raises PisaMMError carrying `sources = {path: text}` so that callers can render carets.
     With `strict`, the model-decision warnings (e.g. a missing scope) are errors.
     """
+    if text.startswith("\ufeff"):
+        text = text[1:]  # a UTF-8 byte-order mark (read_source already drops it from files)
     try:
         return validate(parse_raw(text, path), strict=strict)
     except PisaMMError as exc:

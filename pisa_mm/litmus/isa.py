@@ -160,7 +160,6 @@ UNSUPPORTED = frozenset(
         "sbfe",
         "ubfe",
         "shf",
-        "addrcast",
         "extract",
         "insert",
         "f2i",

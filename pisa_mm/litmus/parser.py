@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import functools
+import re
 from importlib import resources
 from typing import Any
 
@@ -149,9 +151,84 @@ def _token_text(tok: lark.Token) -> str:
     return f"'{text}'"
 
 
+# ---------------------------------------------------------------- newcomers' mistakes
+# Recognised from the text around the error, since the parser's state alone blames the wrong
+# line (a missing `}` makes the next `P1 @` or `exists` look like an instruction).
+
+_SKIPPED = re.compile(r'//[^\n]*|\(\*.*?\*\)|"[^"\n]*"', re.S)
+_SECTION_START = re.compile(r"\s*(P\d+\s*@|~?exists\b|forall\b|locations\b|filter\b)")
+_THREAD_HEADER = re.compile(r"\s*(P\d+)\s*@")
+_REG_INIT = re.compile(r"\s*P?\d+\s*:\s*%")
+_FIRST_WORD = re.compile(r"\s*(~?[A-Za-z_]+)")
+_KEYWORDS = ("exists", "~exists", "forall", "locations")
+
+
+def _open_braces(text: str, end: int) -> list[int]:
+    """Line numbers of the `{` still open at offset `end` (comments and strings skipped)."""
+    stack: list[int] = []
+    pos = 0
+    for m in _SKIPPED.finditer(text, 0, end):
+        _count_braces(text, pos, m.start(), stack)
+        pos = m.end()
+    _count_braces(text, pos, end, stack)
+    return stack
+
+
+def _count_braces(text: str, start: int, end: int, stack: list[int]) -> None:
+    for i in range(start, end):
+        ch = text[i]
+        if ch == "{":
+            stack.append(text.count("\n", 0, i) + 1)
+        elif ch == "}" and stack:
+            stack.pop()
+
+
+def _newcomer_error(line: int, text: str, path: str) -> PisaMMError | None:
+    lines = text.split("\n")
+    if not 1 <= line <= len(lines):
+        return None
+    here = lines[line - 1]
+    start = sum(len(s) + 1 for s in lines[: line - 1])
+    open_lines = _open_braces(text, start)
+    if open_lines and _SECTION_START.match(here):
+        opened = open_lines[-1]
+        header = _THREAD_HEADER.match(lines[opened - 1])
+        what = f"thread {header.group(1)}" if header else "the init block"
+        return PisaMMError.at(
+            _previous_end(text, start, path),
+            f"missing '}}' at the end of {what} (opened on line {opened}) before "
+            f"'{here.strip()[:30]}'",
+            "syntax",
+        )
+    if open_lines:
+        return None
+    word = _FIRST_WORD.match(here)
+    col = len(here) - len(here.lstrip()) + 1
+    if _REG_INIT.match(here):
+        return PisaMMError.at(
+            Span(path, line, col, line, len(here.rstrip()) + 1),
+            "register initialisations go in the init block { ... } at the top, before the threads",
+            "syntax",
+        )
+    if word is not None and word.group(1) not in _KEYWORDS:
+        close = difflib.get_close_matches(word.group(1), _KEYWORDS, n=1, cutoff=0.7)
+        if close:
+            return PisaMMError.at(
+                Span(path, line, col, line, col + len(word.group(1))),
+                f"unknown keyword '{word.group(1)}'; did you mean '{close[0]}'? The final "
+                "condition is exists (...), ~exists (...) or forall (...)",
+                "syntax",
+            )
+    return None
+
+
 def _syntax_error(exc: UnexpectedInput, text: str, path: str, parser: lark.Lark) -> PisaMMError:
     line = exc.line if isinstance(exc.line, int) and exc.line > 0 else 1
     col = exc.column if isinstance(exc.column, int) and exc.column > 0 else 1
+    if isinstance(exc, UnexpectedToken | UnexpectedCharacters):
+        newcomer = _newcomer_error(line, text, path)
+        if newcomer is not None:
+            return newcomer
     span = Span(path, line, col)
     label = _example_label(exc)
     if isinstance(exc, UnexpectedCharacters):
@@ -195,6 +272,12 @@ def _end_span(text: str, path: str) -> Span:
     while len(lines) > 1 and not lines[-1].strip():
         lines.pop()
     return Span(path, len(lines), len(lines[-1]) + 1)
+
+
+# Deeper conditions are refused: every walk over a condition (validation, evaluation, printing,
+# encoding) recurses on nesting. Chains of `/\` or `\/` are flat and `~~` cancels, so only
+# parentheses alternating between connectives, or `->` chains, nest.
+MAX_PROP_DEPTH = 100
 
 
 def parse_raw(text: str, path: str) -> S.RawTest:
@@ -248,10 +331,23 @@ class _Builder:
     def int_(self, tok: Any) -> S.RawInt:
         return S.RawInt(str(tok), self.span(tok))
 
+    def number(self, tree: lark.Tree[Any]) -> S.RawInt | S.RawFloat:
+        """An `int_init`/`float_init` (or `int_value`/`float_value`) node's literal."""
+        tok = tree.children[0]
+        if tree.data.startswith("float"):
+            return S.RawFloat(str(tok), self.span(tok))
+        return self.int_(tok)
+
+    def reg_name(self, tok: Any) -> S.Name:
+        """`%r0`, or herd's bare `r0` (an OPCODE token) named `%r0` with the same span."""
+        text = str(tok)
+        return S.Name(text if text.startswith("%") else "%" + text, self.span(tok))
+
     def test(self, tree: lark.Tree[Any]) -> S.RawTest:
         name: S.Name | None = None
         description: str | None = None
         metadata: list[tuple[str, str]] = []
+        meta_spans: list[Span] = []
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
         threads: list[S.RawThread] = []
@@ -266,6 +362,7 @@ class _Builder:
             elif data == "meta":
                 key, _, value = str(child.children[0]).partition("=")
                 metadata.append((key.strip(), value.strip()))
+                meta_spans.append(self.span(child.children[0]))
             elif data == "init_block":
                 for stmt in child.children:
                     if stmt.data == "var_decl":
@@ -291,21 +388,22 @@ class _Builder:
             condition,
             self.path,
             self.text,
+            tuple(meta_spans),
         )
 
     def var_decl(self, tree: lark.Tree[Any]) -> S.RawVarDecl:
         space, type_, var, *rest = tree.children
         count: S.RawInt | None = None
-        init: tuple[S.RawInt, ...] | None = None
+        init: tuple[S.RawInt | S.RawFloat, ...] | None = None
         is_list = False
         for r in rest:
             if r.data == "array_size":
                 count = self.int_(r.children[0])
             elif r.data == "array_init":
                 is_list = True
-                init = tuple(self.int_(c.children[0]) for c in r.children if c is not None)
-            else:  # int_init
-                init = (self.int_(r.children[0]),)
+                init = tuple(self.number(c) for c in r.children if c is not None)
+            else:  # int_init, float_init
+                init = (self.number(r),)
         return S.RawVarDecl(
             self.name(space),
             self.name(type_),
@@ -318,13 +416,13 @@ class _Builder:
 
     def reg_init(self, tree: lark.Tree[Any]) -> S.RawRegInit:
         tid, reg, value = tree.children
-        raw: S.RawInt | S.RawVar
+        raw: S.RawInt | S.RawFloat | S.RawVar
         if value.data == "var_value":
             tok = value.children[0]
             raw = S.RawVar(str(tok)[1:], self.span(tok))
         else:
-            raw = self.int_(value.children[0])
-        return S.RawRegInit(self.name(tid), self.name(reg), raw, self.span(tree))
+            raw = self.number(value)
+        return S.RawRegInit(self.name(tid), self.reg_name(reg), raw, self.span(tree))
 
     def thread(self, tree: lark.Tree[Any]) -> S.RawThread:
         tid, placement, *body = tree.children
@@ -400,7 +498,7 @@ class _Builder:
     def observable(self, tree: lark.Tree[Any]) -> S.RawObservable:
         if tree.data == "reg_obs":
             tid, reg = tree.children
-            return S.RawRegObs(self.name(tid), self.name(reg), self.span(tree))
+            return S.RawRegObs(self.name(tid), self.reg_name(reg), self.span(tree))
         wg: S.Name | None = None
         index: S.RawInt | None = None
         var: S.Name | None = None
@@ -415,25 +513,54 @@ class _Builder:
         assert var is not None
         return S.RawMemObs(var, index, wg, self.span(tree))
 
-    def prop(self, tree: lark.Tree[Any]) -> S.RawProp:
+    def prop(self, tree: lark.Tree[Any], depth: int = 0) -> S.RawProp:
         span = self.span(tree)
+        if depth > MAX_PROP_DEPTH:
+            raise PisaMMError.at(
+                span,
+                f"condition nested more than {MAX_PROP_DEPTH} levels deep; flatten it",
+                "limit",
+            )
         match tree.data:
             case "true":
                 return S.RawBool(True, span)
             case "false":
                 return S.RawBool(False, span)
             case "not_":
-                return S.RawNot(self.prop(tree.children[1]), span)
+                # a run of `~` is walked in a loop: `~~p` is `p`
+                negations, node = 0, tree
+                while node.data == "not_":
+                    negations, node = negations + 1, node.children[1]
+                inner = self.prop(node, depth + 1)
+                return S.RawNot(inner, span) if negations % 2 else inner
             case "and_" | "or_":
-                lhs, _, rhs = tree.children
+                # a chain (lark nests it on the left, parentheses may nest it on the right)
+                # is collected with a stack, so that it stays flat however long it is
+                args: list[lark.Tree[Any]] = []
+                stack = [tree]
+                while stack:
+                    node = stack.pop()
+                    if node.data == tree.data:
+                        lhs, _, rhs = node.children
+                        stack += (rhs, lhs)
+                    else:
+                        args.append(node)
                 op = "and" if tree.data == "and_" else "or"
-                return S.RawBinary(op, self.prop(lhs), self.prop(rhs), span)
+                parts = tuple(self.prop(a, depth + 1) for a in args)
+                return S.RawJunction(op, parts, span)
             case "implies":
                 lhs, rhs = tree.children
-                return S.RawBinary("implies", self.prop(lhs), self.prop(rhs), span)
+                return S.RawBinary(
+                    "implies", self.prop(lhs, depth + 1), self.prop(rhs, depth + 1), span
+                )
             case "atom":
                 obs, cmp, value = tree.children
-                return S.RawAtom(self.observable(obs), str(cmp), self.int_(value), span)
+                literal: S.RawInt | S.RawFloat = (
+                    S.RawFloat(str(value), self.span(value))
+                    if isinstance(value, lark.Token) and value.type == "FLOAT"
+                    else self.int_(value)
+                )
+                return S.RawAtom(self.observable(obs), str(cmp), literal, span)
             case _:
                 # A parenthesised prop is inlined by the grammar; anything else is a bug.
                 raise AssertionError(f"unexpected condition node {tree.data}")

@@ -8,7 +8,7 @@ builder, the operational machine, reports) reads only this module's types.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
@@ -340,6 +340,7 @@ class VarDecl:
     init: tuple[int, ...]
     span: Span
     thread: int | None = None  # the owning thread of a `.private` variable
+    fmt: FpFormat | None = None  # float-typed: the one format fatoms use it with
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +371,7 @@ class Thread:
     span: Span
     vectors: tuple[tuple[str, int], ...] = ()  # vector registers and their element counts
     end_labels: tuple[str, ...] = ()  # labels after the last instruction (jump = fall off the end)
+    floats: tuple[tuple[str, FpFormat], ...] = ()  # float-typed registers and their format
 
     def label_index(self, label: str) -> int:
         """The body index a `goto label` jumps to; len(body) for a label at the end."""
@@ -391,6 +393,8 @@ class RegObs:
     thread: int
     reg: str
     elem: int | None = None
+    # the float format when the register is float-typed; not part of the identity
+    fmt: FpFormat | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         r = self.reg if self.elem is None else f"{self.reg}.{'xyzw'[self.elem]}"
@@ -404,6 +408,8 @@ class MemObs:
     var: str
     index: int = 0
     wg: int | None = None
+    # the float format when the variable is float-typed; not part of the identity
+    fmt: FpFormat | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         idx = f"[{self.index}]" if self.index else ""
@@ -481,3 +487,4 @@ class LitmusTest:
     path: str
     source: str
     warnings: tuple[str, ...] = ()  # rendered warning diagnostics
+    unroll: int | None = None  # the `unroll = N` metadata, validated

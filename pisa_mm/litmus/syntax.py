@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pisa_mm.errors import Span
+from pisa_mm.errors import Span, int_literal
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +28,7 @@ class RawInt:
 
     @property
     def value(self) -> int:
-        return int(self.text, 0) if self.is_hex else int(self.text, 10)
+        return int_literal(self.text, self.span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +104,7 @@ class RawVarDecl:
     type: Name
     name: Name
     count: RawInt | None
-    init: tuple[RawInt, ...] | None
+    init: tuple[RawInt | RawFloat, ...] | None
     init_is_list: bool
     span: Span
 
@@ -113,7 +113,7 @@ class RawVarDecl:
 class RawRegInit:
     thread: Name
     reg: Name
-    value: RawInt | RawVar
+    value: RawInt | RawFloat | RawVar
     span: Span
 
 
@@ -159,7 +159,7 @@ RawObservable = RawRegObs | RawMemObs
 class RawAtom:
     obs: RawObservable
     op: str  # "==" / "=" / "!="
-    value: RawInt
+    value: RawInt | RawFloat  # a float only for a float-typed observable
     span: Span
 
 
@@ -177,7 +177,7 @@ class RawNot:
 
 @dataclass(frozen=True, slots=True)
 class RawBinary:
-    """`/\\`, `\\/` or `->` (`op` is "and", "or" or "implies")."""
+    """`->` (`op` is "implies"); right-associative, so a chain nests on the right."""
 
     op: str
     lhs: RawProp
@@ -185,7 +185,16 @@ class RawBinary:
     span: Span
 
 
-RawProp = RawAtom | RawBool | RawNot | RawBinary
+@dataclass(frozen=True, slots=True)
+class RawJunction:
+    """A chain `a /\\ b /\\ c` or `a \\/ b \\/ c` (`op` "and" or "or"), flat as written."""
+
+    op: str
+    args: tuple[RawProp, ...]
+    span: Span
+
+
+RawProp = RawAtom | RawBool | RawNot | RawBinary | RawJunction
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,3 +216,4 @@ class RawTest:
     condition: RawCondition
     path: str
     source: str
+    metadata_spans: tuple[Span, ...] = ()  # one per `metadata` entry

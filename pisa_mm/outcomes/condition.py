@@ -21,6 +21,7 @@ from pisa_mm.litmus.program import (
     RegObs,
 )
 from pisa_mm.outcomes.model import State, Verdict
+from pisa_mm.values.fp import bits_to_float_text
 
 __all__ = [
     "Observation",
@@ -33,6 +34,7 @@ __all__ = [
     "observation",
     "prop_text",
     "reg_key",
+    "value_text",
     "verdict",
 ]
 
@@ -114,7 +116,18 @@ def eval_prop(prop: Prop, values: Mapping[Observable, int]) -> bool:
 
 def make_state(values: Mapping[Observable, int]) -> State:
     """The printed state: (observable text, value) pairs in observable order."""
-    return State(tuple((str(obs), values[obs]) for obs in sorted(values, key=obs_key)))
+    ordered = sorted(values, key=obs_key)
+    return State(
+        tuple((str(obs), values[obs]) for obs in ordered),
+        tuple(value_text(obs, values[obs]) for obs in ordered),
+    )
+
+
+def value_text(obs: Observable, value: int) -> str:
+    """A final value as printed: a float for a float-typed observable, else the integer."""
+    if obs.fmt is not None:
+        return bits_to_float_text(value, obs.fmt)
+    return str(value)
 
 
 def verdict(quantifier: Quantifier, positive: int, negative: int) -> Verdict:
@@ -147,7 +160,7 @@ def observation(positive: int, negative: int) -> str:
 
 
 def _atom_text(atom: Atom) -> str:
-    return f"{atom.obs}{'!=' if atom.negated else '='}{atom.value}"
+    return f"{atom.obs}{'!=' if atom.negated else '='}{value_text(atom.obs, atom.value)}"
 
 
 def _join(args: Iterable[Prop], sep: str) -> str:

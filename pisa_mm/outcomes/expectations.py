@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pisa_mm.errors import PisaMMError, Span, read_source
+from pisa_mm.errors import MAX_LITERAL_DIGITS, PisaMMError, Span, read_source
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.report.herd import CUT_LINE, render_result
 
@@ -90,6 +90,11 @@ class _Lines:
         return self.lines[self.pos] if self.pos < len(self.lines) else None
 
 
+def _is_count(text: str) -> bool:
+    # str.isdigit admits Unicode digits (`²` that int() refuses); int() refuses > 4,300 digits
+    return text.isascii() and text.isdigit() and len(text) <= MAX_LITERAL_DIGITS
+
+
 def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
     """Parse a result block as written by `render_expectation` (a Time line is ignored)."""
     src = _Lines(path, text)
@@ -99,7 +104,7 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         raise src.error("malformed expectation: expected `Test NAME Allowed|Forbidden|Required`")
     name, quantifier = head[1], _QUANTIFIER_OF_KIND[head[2]]
     states_line = src.next("the `States N` line").split()
-    if len(states_line) != 2 or states_line[0] != "States" or not states_line[1].isdigit():
+    if len(states_line) != 2 or states_line[0] != "States" or not _is_count(states_line[1]):
         src.pos -= 1
         raise src.error("malformed expectation: expected `States N`")
     states = frozenset(src.next("a state line").strip() for _ in range(int(states_line[1])))
@@ -116,7 +121,7 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         len(counts) != 4
         or counts[0] != "Positive:"
         or counts[2] != "Negative:"
-        or not (counts[1].isdigit() and counts[3].isdigit())
+        or not (_is_count(counts[1]) and _is_count(counts[3]))
     ):
         src.pos -= 1
         raise src.error("malformed expectation: expected `Positive: P Negative: N`")

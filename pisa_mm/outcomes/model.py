@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from pisa_mm.litmus.program import Observable
@@ -22,8 +22,12 @@ class State:
     """A final state projected on the observables: sorted (observable text, value) pairs."""
 
     values: tuple[tuple[str, int], ...]
+    # how each value prints (a float-typed one as a float); the bit patterns stay the identity
+    shown: tuple[str, ...] = field(default=(), compare=False)
 
     def __str__(self) -> str:
+        if len(self.shown) == len(self.values):
+            return " ".join(f"{k}={v};" for (k, _), v in zip(self.values, self.shown, strict=True))
         return " ".join(f"{k}={v};" for k, v in self.values)
 
 

@@ -1,12 +1,19 @@
 """Fuzzing the litmus frontend: whatever the input, only PisaMMError may escape parse_test.
 
 The default runs ~300 examples per strategy; `PISA_MM_FUZZ_EXAMPLES=10000` (or the slow test)
-runs more.
+runs more. The slow `test_suite_mutation_fuzz` mutates every shipped test under litmus/ with
+seeded random edits, hostile ones included (huge literals, Unicode digits, deep nesting, a
+byte-order mark), and prints its figures: inputs, escaped exceptions, slowest input
+(`PISA_MM_FUZZ_INPUTS=N` sets how many, `PISA_MM_FUZZ_SEED` the seed).
 """
 
 from __future__ import annotations
 
 import os
+import random
+import time
+import traceback
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -98,14 +105,17 @@ TOKENS = [
 ]  # fmt: skip
 
 
-def check(text: str) -> None:
+def check(text: str) -> bool:
+    """Whether `text` is accepted; a rejection must be a PisaMMError with coded diagnostics."""
     try:
         result = parse_test(text, "fuzz.litmus")
     except PisaMMError as exc:
         assert exc.diagnostics
+        assert all(d.code for d in exc.diagnostics), exc.render()  # every diagnostic is coded
         exc.render(getattr(exc, "sources", None))
-        return
+        return False
     assert isinstance(result, LitmusTest)
+    return True
 
 
 @st.composite
@@ -231,3 +241,70 @@ _SLOW = settings(max_examples=10_000, deadline=None, suppress_health_check=list(
 @given(st.one_of(mutated(), generated()))
 def test_fuzz_10000(text: str) -> None:
     check(text)
+
+
+# ---------------------------------------------------------------- the shipped suite, mutated
+
+SUITE = sorted(Path(__file__).resolve().parents[2].joinpath("litmus").rglob("*.litmus"))
+HOSTILE = [
+    "9" * 5000, "0x" + "f" * 5000, "\u00b2", "\u0663", "-1", "\ufeff", "~" * 5000,
+    "(" * 300, ")" * 300, "(@x == 1 /\\ (@x == 1 \\/ " * 200, " /\\ @x == 1" * 1000,
+    "unroll = \u00b2\n", "unroll = -1\n", "P" + "9" * 5000 + ":%r0 == 1", "wg" + "9" * 5000 + ":@x",
+    "%r<0~" + "9" * 5000 + ">", "\x00", "\r", "\t", "\u202e", "\udcff",
+]  # fmt: skip
+
+
+def _mutate(rng: random.Random, text: str) -> str:
+    for _ in range(rng.randint(1, 4)):
+        n = len(text)
+        i = rng.randint(0, n)
+        j = rng.randint(i, min(n, i + 16))
+        kind = rng.choice(["delete", "insert", "token", "hostile", "duplicate", "swap", "line"])
+        if kind == "delete":
+            text = text[:i] + text[j:]
+        elif kind == "insert":
+            text = text[:i] + "".join(chr(rng.randint(0, 0x2FF)) for _ in range(3)) + text[i:]
+        elif kind == "token":
+            text = text[:i] + " " + rng.choice(TOKENS) + " " + text[i:]
+        elif kind == "hostile":
+            text = text[:i] + rng.choice(HOSTILE) + text[j:]
+        elif kind == "duplicate":
+            text = text[:j] + text[i:j] * rng.randint(1, 50) + text[j:]
+        elif kind == "swap":
+            words = text.split(" ")
+            a, b = rng.randrange(len(words)), rng.randrange(len(words))
+            words[a], words[b] = words[b], words[a]
+            text = " ".join(words)
+        else:  # repeat a whole line many times: long bodies, repeated metadata
+            lines = text.split("\n")
+            k = rng.randrange(len(lines))
+            lines[k:k] = [lines[k]] * rng.randint(2, 400)
+            text = "\n".join(lines)
+    return text
+
+
+@pytest.mark.slow
+def test_suite_mutation_fuzz() -> None:
+    inputs = int(os.environ.get("PISA_MM_FUZZ_INPUTS", "3000"))
+    rng = random.Random(int(os.environ.get("PISA_MM_FUZZ_SEED", "14")))
+    seeds = [p.read_text(encoding="utf-8") for p in SUITE]
+    assert seeds, "no shipped litmus tests found"
+    escaped: list[str] = []
+    accepted = 0
+    slowest = (0.0, "")
+    for k in range(inputs):
+        text = _mutate(rng, rng.choice(seeds))
+        start = time.perf_counter()
+        try:
+            accepted += check(text)
+        except Exception as exc:  # counting what escapes is the point
+            escaped.append(f"input {k}: {type(exc).__name__}: {exc}\n{traceback.format_exc()}")
+        elapsed = time.perf_counter() - start
+        if elapsed > slowest[0]:
+            slowest = (elapsed, text)
+    print(
+        f"\nsuite mutation fuzz: {inputs} inputs from {len(seeds)} tests, {accepted} accepted, "
+        f"{len(escaped)} escaped exceptions, slowest input {slowest[0]:.2f} s "
+        f"({len(slowest[1])} characters)"
+    )
+    assert not escaped, "\n".join(escaped[:5])

@@ -1,0 +1,115 @@
+"""Benchmark: time and peak memory of the frontend (parse, validate, build) against test size.
+
+Generates tests of growing size in two shapes, many threads with one store each and one thread
+with many stores, and prints for each size the time and tracemalloc peak of each stage, and
+the growth ratio against the previous size (2.0 for linear growth when the size doubles).
+Each size runs in a child process, so that one size's memory does not count for the next.
+
+    python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import sys
+import time
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def many_threads(n: int) -> str:
+    """`n` threads in their own work-groups, each storing to its own variable and to @x."""
+    lines = ["PISA ManyThreads", "{", "  .global .32b @x = 0;"]
+    lines += [f"  .global .32b @v{i} = 0;" for i in range(n)]
+    lines.append("}")
+    for i in range(n):
+        lines += [f"P{i} @ wg {i} {{", f"  st.global.32b [@v{i}], 1;", "}"]
+    lines.append("exists (@x == 0)")
+    return "\n".join(lines) + "\n"
+
+
+def many_stores(n: int) -> str:
+    """One thread storing `n` times to @x, and a second thread loading it once."""
+    lines = ["PISA ManyStores", "{", "  .global .32b @x = 0;", "}", "P0 @ wg 0 {"]
+    lines += [f"  st.global.32b [@x], {i % 1000};" for i in range(n)]
+    lines += ["}", "P1 @ wg 1 {", "  ld.global.32b %r0, [@x];", "}", "exists (P1:%r0 == 0)"]
+    return "\n".join(lines) + "\n"
+
+
+SHAPES = {"threads": many_threads, "stores": many_stores}
+
+
+def _stage(fn: Any) -> tuple[Any, float, int]:
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    out = fn()
+    elapsed = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return out, elapsed, peak
+
+
+def _child(shape: str, n: int, stages: str, conn: Any) -> None:
+    from pisa_mm.events.build import build
+    from pisa_mm.litmus.parser import parse_raw
+    from pisa_mm.litmus.validate import validate
+
+    text = SHAPES[shape](n)
+    raw, t_parse, m_parse = _stage(lambda: parse_raw(text, "gen.litmus"))
+    test, t_val, m_val = _stage(lambda: validate(raw))
+    result = [(t_parse, m_parse), (t_val, m_val)]
+    if "build" in stages:
+        _, t_build, m_build = _stage(lambda: build(test))
+        result.append((t_build, m_build))
+    conn.send(result)
+
+
+def measure(shape: str, n: int, stages: str, budget: float) -> list[tuple[float, int]] | None:
+    parent, child = mp.Pipe()
+    proc = mp.Process(target=_child, args=(shape, n, stages, child))
+    proc.start()
+    if not parent.poll(budget):
+        proc.kill()
+        proc.join()
+        return None
+    out: list[tuple[float, int]] = parent.recv()
+    proc.join()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--shape", choices=("threads", "stores", "both"), default="both")
+    ap.add_argument("--sizes", default="250,500,1000,2000,4000")
+    ap.add_argument("--no-build", action="store_true", help="parse and validate only")
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds per size")
+    args = ap.parse_args()
+    shapes = ("threads", "stores") if args.shape == "both" else (args.shape,)
+    stages = "parse,validate" + ("" if args.no_build else ",build")
+    names = stages.split(",")
+    for shape in shapes:
+        print(f"{shape}: " + "  ".join(f"{s:>22}" for s in names))
+        prev: list[tuple[float, int]] | None = None
+        for n in (int(s) for s in args.sizes.split(",")):
+            got = measure(shape, n, stages, args.budget)
+            if got is None:
+                print(f"  {n:>6}  over the {args.budget:.0f} s budget")
+                break
+            cells = []
+            for i, (t, m) in enumerate(got):
+                ratio = ""
+                if prev is not None and prev[i][0] > 0:
+                    ratio = f" x{t / prev[i][0]:.1f}/x{m / max(prev[i][1], 1):.1f}"
+                cells.append(f"{t:6.2f}s {m / 2**20:7.1f}MB{ratio}")
+            print(f"  {n:>6}  " + "  ".join(f"{c:>22}" for c in cells))
+            prev = got
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Decoding and checking a raw litmus test, one module per instruction family or check kind."""

@@ -1,0 +1,146 @@
+"""The observables of `locations` and the final condition, checked against the test."""
+
+from __future__ import annotations
+
+from pisa_mm.errors import int_literal
+from pisa_mm.events.kinds import Space
+from pisa_mm.litmus import syntax as S
+from pisa_mm.litmus.decode.context import SWIZZLE, Ctx, RegInfo, fail
+from pisa_mm.litmus.decode.declarations import thread_index
+from pisa_mm.litmus.decode.floats import float_bits
+from pisa_mm.litmus.decode.immediates import int_bits
+from pisa_mm.litmus.program import (
+    And,
+    Atom,
+    BoolConst,
+    Implies,
+    LitmusTest,
+    MemObs,
+    Not,
+    Observable,
+    Or,
+    Prop,
+    RegObs,
+    ThreadPlacement,
+)
+from pisa_mm.values.expr import FpFormat
+
+
+class CondChecker:
+    """Resolves the observables of `locations` and the final condition."""
+
+    def __init__(
+        self,
+        ctx: Ctx,
+        regs: list[dict[str, RegInfo]],
+        places: list[ThreadPlacement],
+        floats: list[dict[str, FpFormat]] | None = None,
+    ) -> None:
+        self.ctx = ctx
+        self.regs = regs
+        self.places = places
+        self.floats = floats if floats is not None else [{} for _ in regs]
+
+    def observable(self, o: S.RawObservable) -> tuple[Observable, int]:
+        """The observable and its width in bits."""
+        if isinstance(o, S.RawRegObs):
+            t = thread_index(o.thread, "condition")
+            if t >= len(self.regs):
+                fail(o.thread.span, f"there is no thread P{t}", "condition")
+            name = o.reg.text[1:]
+            elem: int | None = None
+            table = self.regs[t]
+            if name not in table and "." in name:
+                base, _, sw = name.rpartition(".")
+                if base in table and table[base].vec > 1 and sw in SWIZZLE:
+                    name, elem = base, SWIZZLE[sw]
+            info = table.get(name)
+            if info is None:
+                fail(o.reg.span, f"P{t} has no register %{name}", "condition")
+            if info.vec > 1 and elem is None:
+                fail(o.reg.span, f"name one element of vector %{name}, e.g. %{name}.x", "condition")
+            if elem is not None and elem >= info.vec:
+                fail(o.reg.span, f"%{name} has only {info.vec} elements", "condition")
+            fmt = self.floats[t].get(name) if elem is None else None
+            return RegObs(t, name, elem, fmt), info.width
+        name = o.var.text[1:]
+        decl = self.ctx.variables.get(name)
+        if decl is None:
+            fail(o.var.span, f"undeclared variable @{name}", "undeclared")
+        index = 0
+        if o.index is not None:
+            index = o.index.value
+            if not 0 <= index < decl.count:
+                fail(
+                    o.index.span,
+                    f"@{name} has {decl.count} element"
+                    f"{'s' if decl.count != 1 else ''}; index {index} is out of bounds",
+                    "bounds",
+                )
+        if decl.space is Space.PRIVATE:
+            fail(o.var.span, f"cannot observe .private variable @{name}", "condition")
+        wg: int | None = None
+        wgs = sorted({p.wg for p in self.places if p.wg is not None})
+        if o.wg is not None:
+            if decl.space is not Space.SHARED:
+                fail(
+                    o.wg.span,
+                    f"a work-group prefix names a .shared instance; @{name} is .{decl.space.value}",
+                    "condition",
+                )
+            wg = int_literal(o.wg.text[2:], o.wg.span, "work-group number")
+            gpus = {p.gpu for p in self.places if p.wg == wg}
+            if not gpus:
+                fail(o.wg.span, f"no thread is in work-group {wg}", "condition")
+            if len(gpus) > 1:
+                fail(o.wg.span, f"work-group {wg} exists in several gpus; rename one", "condition")
+        elif decl.space is Space.SHARED:
+            if len(wgs) != 1:
+                fail(
+                    o.var.span,
+                    f"@{name} is .shared: name the work-group instance, e.g. "
+                    f"wg{wgs[0] if wgs else 0}:@{name}",
+                    "condition",
+                )
+            wg = wgs[0]
+        return MemObs(name, index, wg, decl.fmt), decl.width
+
+    def prop(self, p: S.RawProp) -> Prop:
+        match p:
+            case S.RawBool(value=v):
+                return BoolConst(v)
+            case S.RawNot(arg=a):
+                return Not(self.prop(a))
+            case S.RawBinary(op="implies", lhs=lhs, rhs=rhs):
+                return Implies(self.prop(lhs), self.prop(rhs))
+            case S.RawJunction(op=op, args=sides):
+                args: list[Prop] = []
+                for side in sides:
+                    sub = self.prop(side)
+                    if (op == "and" and isinstance(sub, And)) or (
+                        op == "or" and isinstance(sub, Or)
+                    ):
+                        args.extend(sub.args)
+                    else:
+                        args.append(sub)
+                return And(tuple(args)) if op == "and" else Or(tuple(args))
+            case S.RawAtom(obs=o, op=cmp, value=v, span=span):
+                obs, width = self.observable(o)
+                if isinstance(v, S.RawFloat):
+                    value = float_bits(v, obs.fmt, str(obs))
+                else:
+                    value = int_bits(v, width, "value")
+                return Atom(obs, value, cmp == "!=", span)
+        raise AssertionError(p)
+
+
+def validate_prop(raw: S.RawProp, test: LitmusTest, source: str) -> Prop:
+    """Check a stand-alone PROP against an already validated test."""
+    ctx = Ctx(test.path, source, False, {v.name: v for v in test.variables}, [])
+    tables: list[dict[str, RegInfo]] = []
+    for th in test.threads:
+        vecs = dict(th.vectors)
+        tables.append({n: RegInfo(w == 1, w, vecs.get(n, 1), True, th.span) for n, w in th.regs})
+    places = [th.placement for th in test.threads]
+    floats = [dict(th.floats) for th in test.threads]
+    return CondChecker(ctx, tables, places, floats).prop(raw)
