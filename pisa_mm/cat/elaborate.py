@@ -344,10 +344,8 @@ class _Builder:
                 "herd's header (a first line such as `C name`) may shadow names",
                 "cat-redefined",
             )
-        if name in BUILTINS and not scope.herd:
-            internal = name  # the checker says it is a built-in
-        else:
-            internal = scope.fresh(name)
+        # A built-in keeps its name outside herd's rules: the checker then says it is one.
+        internal = name if name in BUILTINS and not scope.herd else scope.fresh(name)
         scope.names[name] = internal
         scope.spans[name] = self.span(ctx, token)
         scope.functions.pop(name, None)
@@ -461,15 +459,13 @@ class _Builder:
         name = str(kids[1])
         proc = ctx.procedures.get(name) or self.prelude_callable(name, procedure=True, ctx=ctx)
         if proc is None:
-            raise PisaMMError.at(
-                self.span(ctx, kids[1]), f"unknown procedure '{name}'", "cat-name"
-            )
+            raise PisaMMError.at(self.span(ctx, kids[1]), f"unknown procedure '{name}'", "cat-name")
         args = self.arguments(_tree(kids[2]), ctx)
         inner = self.bind(proc, args, self.span(ctx, tree))
         start = len(self.scope.out)
-        for stmt in proc.body:
-            assert isinstance(stmt, Tree)
-            self.statement(stmt, inner)
+        for node in proc.body:
+            assert isinstance(node, Tree)
+            self.statement(node, inner)
         call_name = str(kids[4]) if len(kids) > 4 else None
         if call_name is None:
             return
@@ -478,8 +474,8 @@ class _Builder:
         checks = [s for s in produced if isinstance(s, CheckStmt)]
         for i, stmt in enumerate(produced):
             if isinstance(stmt, CheckStmt):
-                inner = stmt.name if stmt.name is not None else stmt.text
-                new = call_name if len(checks) == 1 else f"{call_name}.{inner}"
+                own = stmt.name if stmt.name is not None else stmt.text
+                new = call_name if len(checks) == 1 else f"{call_name}.{own}"
                 produced[i] = CheckStmt(
                     stmt.kind, stmt.expr, new, stmt.text, stmt.span, self.span(ctx, kids[4])
                 )

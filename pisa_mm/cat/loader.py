@@ -110,9 +110,7 @@ class _Loader:
         self.shipped = [_real(MODELS_DIR), _real(CAT_DIR)]
         self.scope = Scope(prelude=_prelude())
 
-    def load(
-        self, source: str, path: Path | None, name: str, filename: str | None = None
-    ) -> Model:
+    def load(self, source: str, path: Path | None, name: str, filename: str | None = None) -> Model:
         shown = filename if filename is not None else str(path)
         try:
             top = self.parse(source, shown)
@@ -199,7 +197,9 @@ def _read_limited(path: Path, span: Span) -> str:
                 raise PisaMMError.at(span, f"'{path.name}' is not a regular file", "cat-include")
             data = fh.read(MAX_INCLUDE_BYTES + 1)
     except OSError as exc:
-        raise PisaMMError.at(span, f"cannot read included file '{path.name}'", "cat-include") from exc
+        raise PisaMMError.at(
+            span, f"cannot read included file '{path.name}'", "cat-include"
+        ) from exc
     if len(data) > MAX_INCLUDE_BYTES:
         raise too_big
     try:

@@ -75,7 +75,9 @@ def parse_file(source: str, filename: str = "<string>") -> File:
 
 def _refuse_unsupported(text: str, filename: str) -> None:
     """Name the herd construct we do not support, rather than a syntax error after it."""
-    for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_.\-]*\'?|\+\+|\|\||&&|[{}]|\'', text):
+    for m in re.finditer(
+        r'"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_.\-]*\'?|\+\+|\|\||&&|[{}]|\'', text
+    ):
         word = m.group()
         what = _HERD_UNSUPPORTED.get(word) or _UNSUPPORTED_OPERATORS.get(word)
         if word in "{}":
@@ -195,5 +197,3 @@ def _syntax_error(exc: LarkError, text: str, filename: str) -> PisaMMError:
         tail = f", expected {expected}" if expected else ""
         return PisaMMError.at(span, f"unexpected {found}{tail}", "cat-syntax")
     return PisaMMError.at(Span(filename, 1, 1), f"cannot parse: {exc}", "cat-syntax")
-
-

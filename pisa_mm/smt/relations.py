@@ -351,7 +351,7 @@ class Translator:
             exprs = [d.expr for d in item.definitions] if item else [self._defs[n].expr]
             for e in exprs:
                 for m in names_in(e):
-                    known = m in self._defs or m in self._groups
+                    known = m in self._defs or (m in self._groups and self._groups[m] is not item)
                     if known and m not in self._names and m not in todo and m != n:
                         todo.add(m)
                         stack.append(m)
@@ -367,6 +367,7 @@ class Translator:
         """Least fixpoint by unfolding from empty: each step is exact, and a concrete chain
         grows by at least one pair per step until it stops, so `|may-fixpoint| + 1` steps
         reach the fixpoint of every execution."""
+        self._prepare(group.definitions[0].name)
         cur: dict[str, Value] = {
             d.name: SetV({}) if d.ty is Ty.SET else RelV({}) for d in group.definitions
         }

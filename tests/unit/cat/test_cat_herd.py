@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from pisa_mm.cat.loader import load_model_source
-from pisa_mm.cat.syntax import Binary, BinaryOp, CheckKind, Model, Name, format_expr
+from pisa_mm.cat.syntax import Binary, BinaryOp, CheckKind, Definition, Model, Name, format_expr
 from pisa_mm.errors import PisaMMError
 
 
@@ -40,7 +40,7 @@ def test_herd_standard_names_need_no_include() -> None:
     m = model('"t"\nlet x = fre | rfe | coi | po-loc | ca | amo\nacyclic x as a')
     assert expr(m, "x") == "fre | rfe | coi | po-loc | ca | amo"
     # each is defined, once, before its first use; its own dependencies first
-    names = [d.name for d in m.definitions]
+    names = [d.name for d in m.definitions if isinstance(d, Definition)]
     assert names.index("fr") < names.index("fre") < names.index("x")
     assert names.count("fr") == 1
     assert expr(m, "amo") == "rmw"
@@ -89,7 +89,9 @@ def test_functions_are_substituted() -> None:
         "let k = fun r -> r^-1\nlet y = f(rf) | g(po, rf) | h W | k(co)"
     )
     assert expr(m, "y") == "rf ; po | po \\ rf | [W] | co^-1"
-    assert {d.name for d in m.definitions} == {"y"}  # functions are not definitions
+    assert {d.name for d in m.definitions if isinstance(d, Definition)} == {
+        "y"
+    }  # functions are not definitions
 
 
 def test_function_bodies_see_the_names_of_their_definition() -> None:
@@ -121,7 +123,10 @@ def test_let_in() -> None:
         ('"t"\nlet f(x) = x\nlet g(y) = y\nlet z = g(f)', "'f' is a function: call it"),
         ('"t"\nlet y = po(rf)', "'po' is not a function [cat-call]"),
         ('"t"\nlet y = nosuch(rf)', "'nosuch' is not a known function"),
-        ('"t"\nlet f(g) = g(po)\nlet y = f(rf)', "calling the parameter 'g' (higher-order functions)"),
+        (
+            '"t"\nlet f(g) = g(po)\nlet y = f(rf)',
+            "calling the parameter 'g' (higher-order functions)",
+        ),
     ],
 )
 def test_call_errors(text: str, message: str) -> None:
@@ -178,7 +183,7 @@ def test_long_chains_are_balanced() -> None:
     ("text", "construct", "col"),
     [
         ("with co from generate_cos(co0)", "'with ... from ...'", 1),
-        ('let x = match po with || _ -> po end', "'match'", 9),
+        ("let x = match po with || _ -> po end", "'match'", 9),
         ("forall e in R do empty po end", "'forall ... do ... end'", 1),
         ("enum Scopes = 'wg || 'dev", "'enum'", 1),
         ("let x = try po with rf", "'try ... with ...'", 9),
