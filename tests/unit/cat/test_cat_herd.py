@@ -46,12 +46,26 @@ def test_herd_standard_names_need_no_include() -> None:
     assert expr(m, "amo") == "rmw"
 
 
-def test_herd_scope_tags_map_to_our_scopes() -> None:
-    m = model('"t"\nlet x = sg | wg | dev | gpu | sys | cta | wi')
-    assert [expr(m, n) for n in ("sg", "wg", "dev", "gpu", "sys", "cta")] == [
-        "SG", "WG", "GPU", "GPU", "SYS", "WG",
+def test_herd_scope_names_map_to_our_scopes() -> None:
+    # the scope tree's levels are relations (same instance); annotations are sets
+    m = model(
+        '"t"\nlet x = wi | sg | wg | cta | dev | gpu | gl | sys | unv | swg | sdv\n'
+        "let y = memory_scope_work_item | memory_scope_sub_group | memory_scope_work_group"
+        " | memory_scope_device | memory_scope_all_svm_devices | WI | DV | ALL | LOCAL\n"
+        "let z = membar.cta | membar.gl | membar.sys | memory_order_acquire | memory_order_seq_cst"
+    )
+    relations = ("wi", "sg", "wg", "cta", "dev", "gpu", "gl", "sys", "unv", "swg", "sdv")
+    assert [expr(m, n) for n in relations] == [
+        "int", "same-sg", "same-wg", "same-wg", "same-gpu", "same-gpu", "same-gpu",
+        "_ * _", "_ * _", "same-wg", "same-gpu",
     ]  # fmt: skip
-    assert expr(m, "wi") == "emptyset"
+    sets = ("memory_scope_sub_group", "memory_scope_work_group", "memory_scope_device")
+    assert [expr(m, n) for n in sets] == ["SG", "WG", "GPU"]
+    assert expr(m, "memory_scope_all_svm_devices") == expr(m, "ALL") == "SYS"
+    assert expr(m, "memory_scope_work_item") == expr(m, "WI") == "emptyset"
+    assert (expr(m, "DV"), expr(m, "LOCAL")) == ("GPU", "SHARED")
+    assert expr(m, "membar.cta") == "F & WG"
+    assert (expr(m, "memory_order_acquire"), expr(m, "memory_order_seq_cst")) == ("ACQ", "SC")
 
 
 def test_a_user_definition_shadows_a_standard_name_hygienically() -> None:

@@ -97,3 +97,29 @@ def test_smt_agrees_with_explicit_on_a_sample() -> None:
     herd = load_model(str(HERD_RC11))
     for path in _system_scope_tests()[::7]:
         assert _verdict(_run(path, herd, "smt"))[:3] == _verdict(_run(path, herd, "explicit"))[:3]
+
+
+HERD_SCOPES = ROOT / "tests" / "data" / "herd" / "opencl-scopes.cat"
+
+
+def _scoped_tests() -> list[Path]:
+    """Suite tests with an atomic or fence of a scope narrower than the system."""
+    out = []
+    for path in sorted(ROOT.glob("litmus/**/*.litmus")):
+        loaded = load(str(path), unroll=None, strict=False)
+        if loaded.structure is not None and any(
+            e.scope is not None and e.scope is not Scope.SYS for e in loaded.structure.events
+        ):
+            out.append(path)
+    return out
+
+
+def test_herd_scope_names_mean_our_scope_inclusion() -> None:
+    """herd's OpenCL-style inclusion (memory_scope_* annotations, the scope tree's wi, sg,
+    wg, dev, unv relations) in place of the built-in `incl` changes no verdict."""
+    herd, ours = load_model(str(HERD_SCOPES)), load_model("pisa-rc11")
+    scoped = _scoped_tests()
+    assert len(scoped) >= 20
+    for path in scoped:
+        a, b = _run(path, herd, "explicit"), _run(path, ours, "explicit")
+        assert (a.verdict, a.states, a.flags) == (b.verdict, b.states, b.flags), path.stem
