@@ -52,7 +52,8 @@ def test_herd_scope_names_map_to_our_scopes() -> None:
         '"t"\nlet x = wi | sg | wg | cta | dev | gpu | gl | sys | unv | swg | sdv\n'
         "let y = memory_scope_work_item | memory_scope_sub_group | memory_scope_work_group"
         " | memory_scope_device | memory_scope_all_svm_devices | WI | DV | ALL | LOCAL\n"
-        "let z = membar.cta | membar.gl | membar.sys | memory_order_acquire | memory_order_seq_cst"
+        "let z = membar.cta | membar.gl | membar.sys\n"
+        "let o = memory_order_acquire | memory_order_seq_cst"
     )
     relations = ("wi", "sg", "wg", "cta", "dev", "gpu", "gl", "sys", "unv", "swg", "sdv")
     assert [expr(m, n) for n in relations] == [
@@ -64,7 +65,7 @@ def test_herd_scope_names_map_to_our_scopes() -> None:
     assert expr(m, "memory_scope_all_svm_devices") == expr(m, "ALL") == "SYS"
     assert expr(m, "memory_scope_work_item") == expr(m, "WI") == "emptyset"
     assert (expr(m, "DV"), expr(m, "LOCAL")) == ("GPU", "SHARED")
-    assert expr(m, "membar.cta") == "F & WG"
+    assert expr(m, "membar.cta") == "po & _ * (F & WG) ; po"
     assert (expr(m, "memory_order_acquire"), expr(m, "memory_order_seq_cst")) == ("ACQ", "SC")
 
 
