@@ -336,11 +336,12 @@ class _Builder:
             internal = scope.fresh(name)
             scope.prelude_names[name] = internal
             return internal
-        if name in scope.names and not scope.herd:
+        taken = name in scope.names or name in scope.functions or name in scope.procedures
+        if taken and not scope.herd:
             # Our own models keep the error: a redefinition is usually a slip.
             raise PisaMMError.at(
                 self.span(ctx, token),
-                f"'{name}' is already defined (at {scope.spans[name]}); only models with "
+                f"'{name}' is already defined (at {scope.spans.get(name)}); only models with "
                 "herd's header (a first line such as `C name`) may shadow names",
                 "cat-redefined",
             )
@@ -360,7 +361,9 @@ class _Builder:
         if ctx.in_prelude:
             table[name] = fn
             return
-        if not scope.herd and (name in scope.names or name in table):
+        if not scope.herd and (
+            name in scope.names or name in scope.functions or name in scope.procedures
+        ):
             where = scope.spans.get(name)
             raise PisaMMError.at(
                 self.span(ctx, token),
