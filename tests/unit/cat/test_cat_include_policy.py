@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from pisa_mm.cat.loader import MAX_INCLUDE_BYTES, load_model
+from pisa_mm.cli import main
 from pisa_mm.errors import PisaMMError
 
 SECRET = "let leaked = po (* secret-content *)\n"
@@ -123,3 +124,15 @@ def test_special_files_are_not_read(tmp_path: Path) -> None:
 def test_diagnostics_quote_only_accepted_files(tmp_path: Path, outside: Path) -> None:
     exc = error_of(_model(tmp_path, "../outside/secret.cat"))
     assert set(getattr(exc, "sources", {})) == {str(tmp_path / "model" / "m.cat")}
+
+
+def test_model_path_on_the_command_line(
+    tmp_path: Path, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    test = next(iter(sorted(Path(__file__).resolve().parents[3].glob("litmus/pisa/mp/*.litmus"))))
+    path = _model(tmp_path, "secret.cat")
+    assert main(["run", "--engine", "explicit", "--model", str(path), str(test)]) == 2
+    assert "cannot find included file 'secret.cat' [cat-include]" in capsys.readouterr().err
+    argv = ["run", "--engine", "explicit", "--model", str(path), "--model-path"]
+    assert main([*argv, str(outside.parent), str(test)]) == 0
+    assert "tests, 1 ok" in capsys.readouterr().out
