@@ -99,7 +99,8 @@ def _lark() -> Lark:
 
 
 def _blank_comments(source: str, filename: str) -> str:
-    """Replace `(* ... *)` comments (which nest) by spaces, keeping newlines and positions."""
+    """Replace `(* ... *)` comments (which nest) and herd's line comments (`// ...`,
+    `# ...`) by spaces, keeping newlines and positions."""
     out = list(source)
     depth = 0
     opened: list[int] = []
@@ -111,6 +112,11 @@ def _blank_comments(source: str, filename: str) -> str:
             while j < n and source[j] not in '"\n':
                 j += 2 if source[j] == "\\" else 1
             i = j + 1
+            continue
+        if depth == 0 and (c == "#" or source.startswith("//", i)):
+            while i < n and source[i] != "\n":
+                out[i] = " "
+                i += 1
             continue
         if source.startswith("(*", i):
             depth += 1

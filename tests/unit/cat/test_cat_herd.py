@@ -36,6 +36,11 @@ def test_bare_header_is_the_title() -> None:
     assert model('"ours"\nlet a = po').title == "ours"
 
 
+def test_line_comments() -> None:
+    m = model('"t" // title\n# a comment\nlet a = po // trailing\nacyclic a as x # end')
+    assert [c.name for c in m.checks] == ["x"]
+
+
 def test_herd_standard_names_need_no_include() -> None:
     m = model('"t"\nlet x = fre | rfe | coi | po-loc | ca | amo\nacyclic x as a')
     assert expr(m, "x") == "fre | rfe | coi | po-loc | ca | amo"
