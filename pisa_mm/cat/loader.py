@@ -88,9 +88,16 @@ def _load_shipped(name: str) -> Model:
 @functools.cache
 def _prelude() -> Prelude:
     prelude = Prelude()
-    for path in _PRELUDE_FILES:
-        prelude.add(parse_file(read_source(str(path)), str(path)))
+    for path, text in _prelude_sources().items():
+        prelude.add(parse_file(text, path))
     return prelude
+
+
+@functools.cache
+def _prelude_sources() -> dict[str, str]:
+    """The prelude's files by name: an error in a standard definition (a standard function
+    called with a relation for a set, say) quotes them."""
+    return {str(path): read_source(str(path)) for path in _PRELUDE_FILES}
 
 
 def _real(path: Path) -> Path:
@@ -103,7 +110,7 @@ class _Loader:
     both include stdlib.cat; an include cycle is an error."""
 
     def __init__(self, search_path: Iterable[str | Path]) -> None:
-        self.sources: dict[str, str] = {}
+        self.sources: dict[str, str] = dict(_prelude_sources())
         self.done: set[Path] = set()
         self.active: list[Path] = []
         self.search = [_real(Path(d)) for d in search_path]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pisa_mm.cat.loader import MAX_INCLUDE_BYTES, load_model
+from pisa_mm.cat.loader import CAT_DIR, COMPAT_DIR, MAX_INCLUDE_BYTES, load_model
 from pisa_mm.cli import main
 from pisa_mm.errors import PisaMMError
 
@@ -123,7 +123,8 @@ def test_special_files_are_not_read(tmp_path: Path) -> None:
 
 def test_diagnostics_quote_only_accepted_files(tmp_path: Path, outside: Path) -> None:
     exc = error_of(_model(tmp_path, "../outside/secret.cat"))
-    assert set(getattr(exc, "sources", {})) == {str(tmp_path / "model" / "m.cat")}
+    shipped = {str(CAT_DIR / "stdlib.cat"), str(COMPAT_DIR / "prelude.cat")}
+    assert set(getattr(exc, "sources", {})) == {str(tmp_path / "model" / "m.cat"), *shipped}
 
 
 def test_model_path_on_the_command_line(
