@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from lark import Token, Tree
 
 from pisa_mm.cat.builtins import BUILTINS
+from pisa_mm.cat.limits import BALANCE_FROM, balanced, check_depth, check_size
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -35,7 +36,7 @@ from pisa_mm.cat.syntax import (
 )
 from pisa_mm.errors import PisaMMError, Span
 
-__all__ = ["KEYWORDS", "MAX_DEPTH", "MAX_NODES", "File", "Prelude", "Scope", "elaborate"]
+__all__ = ["KEYWORDS", "File", "Prelude", "Scope", "elaborate", "title_of", "unsupported"]
 
 # herd reserves these, and so do we (a relation called `empty` would read badly anyway).
 KEYWORDS = frozenset(
@@ -43,16 +44,6 @@ KEYWORDS = frozenset(
     | {"unshow", "domain", "range", "in", "fun", "procedure", "call", "end"}
     | {"undefined_unless"}
 )
-# Nesting deeper than this (parentheses, `~`, operators of different kinds) is refused: no
-# real model comes near it, and it keeps every recursive pass over expressions (here and in
-# the engines) far from Python's recursion limit. Long chains of one associative operator
-# (`a | b | ...`, `;`, `&`, `\`) do not nest: they are balanced below.
-MAX_DEPTH = 100
-# Expression nodes one statement may expand to (functions substitute their arguments).
-MAX_NODES = 200_000
-# Chains with more operands than this are built as balanced trees (depth log n).
-_BALANCE_FROM = 16
-
 _BINARY = {
     "union_op": BinaryOp.UNION,
     "seq_op": BinaryOp.SEQ,
@@ -183,7 +174,7 @@ class _Ctx:
 def elaborate(file: File, scope: Scope, include: IncludeHook | None) -> None:
     """Append the statements of `file` to `scope.out`. `include` is called for each
     `include` (None: keep them as `IncludeStmt`s, for `parse`)."""
-    _check_depth(file)
+    check_depth(file.tree, file.filename, _BINARY)
     ctx = _Ctx(file, scope.names, scope.functions, scope.procedures, {}, False, False)
     builder = _Builder(scope, include)
     for child in file.tree.children:
@@ -602,7 +593,7 @@ class _Builder:
 
     def expr(self, node: Tree[Token] | Token, ctx: _Ctx) -> Expr:
         expr = self._expr(node, ctx)
-        _check_size(expr, self.span(ctx, node))
+        check_size(expr, self.span(ctx, node))
         return expr
 
     def _expr(self, node: Tree[Token] | Token, ctx: _Ctx) -> Expr:
@@ -673,12 +664,12 @@ class _Builder:
             operands.reverse()
         values = [self._expr(o, ctx) for o in operands]
         whole = spans[0]
-        if op is BinaryOp.DIFF and len(values) > _BALANCE_FROM:
+        if op is BinaryOp.DIFF and len(values) > BALANCE_FROM:
             # a \ b1 \ ... \ bn is a \ (b1 | ... | bn)
-            rest = _balanced(BinaryOp.UNION, values[1:], whole)
+            rest = balanced(BinaryOp.UNION, values[1:], whole)
             return Binary(op, values[0], rest, whole)
-        if len(values) > _BALANCE_FROM:
-            return _balanced(op, values, whole)
+        if len(values) > BALANCE_FROM:
+            return balanced(op, values, whole)
         # The grammar's own nesting, each node with the span of its spine node.
         if left:
             out = values[0]
@@ -689,70 +680,6 @@ class _Builder:
         for v, span in zip(reversed(values[:-1]), reversed(spans), strict=True):
             out = Binary(op, v, out, span)
         return out
-
-
-def _balanced(op: BinaryOp, values: list[Expr], span: Span) -> Expr:
-    """A balanced tree of `op` over `values` (associative), every node spanning the chain."""
-    level = values
-    while len(level) > 1:
-        nxt: list[Expr] = [
-            Binary(op, a, b, span) for a, b in zip(level[::2], level[1::2], strict=False)
-        ]
-        if len(level) % 2:
-            nxt.append(level[-1])
-        level = nxt
-    return level[0]
-
-
-def _check_depth(file: File) -> None:
-    """Refuse nesting past MAX_DEPTH before any recursive pass. Chains of one operator do
-    not count (they are balanced); everything else, parentheses included, does."""
-    stack: list[tuple[Tree[Token], int]] = [(file.tree, 0)]
-    while stack:
-        node, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            meta = node.meta
-            span = Span(file.filename, meta.line, meta.column, meta.end_line, meta.end_column)
-            raise PisaMMError.at(
-                span,
-                f"expression nested more than {MAX_DEPTH} levels deep (parentheses, '~', "
-                "operators); split it with 'let'",
-                "cat-depth",
-            )
-        for child in node.children:
-            if isinstance(child, Tree):
-                same_chain = child.data == node.data and node.data in _BINARY
-                stack.append((child, depth if same_chain else depth + 1))
-
-
-def _check_size(expr: Expr, span: Span) -> None:
-    """Depth and size of an expression after substitution (shared nodes counted per use)."""
-    memo: dict[int, tuple[int, int]] = {}
-    stack: list[tuple[Expr, bool]] = [(expr, False)]
-    while stack:
-        e, ready = stack.pop()
-        if id(e) in memo:
-            continue
-        kids: tuple[Expr, ...] = ()
-        if isinstance(e, Unary):
-            kids = (e.arg,)
-        elif isinstance(e, Binary):
-            kids = (e.left, e.right)
-        if not ready and kids:
-            stack.append((e, True))
-            stack.extend((k, False) for k in kids)
-            continue
-        depth = 1 + max((memo[id(k)][0] for k in kids), default=0)
-        size = 1 + sum(memo[id(k)][1] for k in kids)
-        if depth > MAX_DEPTH * 2 or size > MAX_NODES:
-            what = "deep" if depth > MAX_DEPTH * 2 else "large"
-            raise PisaMMError.at(
-                span,
-                f"expression too {what} once its functions are expanded (at most "
-                f"{MAX_DEPTH * 2} levels and {MAX_NODES} nodes)",
-                "cat-depth",
-            )
-        memo[id(e)] = (depth, size)
 
 
 def _is_function(binding: Tree[Token]) -> bool:

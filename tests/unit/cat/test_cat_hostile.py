@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pisa_mm.cat.elaborate import MAX_DEPTH
+from pisa_mm.cat.limits import MAX_DEPTH
 from pisa_mm.cat.loader import load_model_source
 from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.run import load, run_engines
