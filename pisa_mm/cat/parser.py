@@ -3,6 +3,7 @@ herd constructs we do not support are named as such before lark sees them."""
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from pathlib import Path
@@ -52,6 +53,22 @@ _UNSUPPORTED_OPERATORS = {
 }
 
 
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)")
+_STATEMENT_KEYWORDS = (
+    "let",
+    "include",
+    "acyclic",
+    "irreflexive",
+    "empty",
+    "flag",
+    "undefined_unless",
+    "show",
+    "unshow",
+    "procedure",
+    "call",
+)
+
+
 def parse(source: str, filename: str = "<string>") -> CatFile:
     """Parse one cat file on its own: `include`s are kept as statements, names are not
     resolved against other files (the loader does the whole model, in order)."""
@@ -66,11 +83,30 @@ def parse_file(source: str, filename: str = "<string>") -> File:
     """The lark tree of one cat file (syntax errors raised, with their spans)."""
     text = _blank_comments(source, filename)
     _refuse_unsupported(text, filename)
+    _check_header(text, filename)
     try:
         tree = _lark().parse(text)
     except LarkError as exc:
         raise _syntax_error(exc, text, filename) from None
     return File(filename, text, tree)
+
+
+def _check_header(text: str, filename: str) -> None:
+    """A first word that is no keyword would be read as herd's header (`C RC11`): when it
+    is a misspelt statement keyword (`acylic po`), say so rather than read a model without
+    that statement."""
+    m = _FIRST_WORD.match(text)
+    if m is None or m.group(1) in KEYWORDS:
+        return
+    close = difflib.get_close_matches(m.group(1), _STATEMENT_KEYWORDS, n=1, cutoff=0.75)
+    if close:
+        line, col = _line_col(text, m.start(1))
+        span = Span(filename, line, col, line, col + len(m.group(1)))
+        message = (
+            f"unexpected name '{m.group(1)}' (did you mean '{close[0]}'?); a model may begin "
+            "with a title or herd's header `ARCH title`"
+        )
+        raise PisaMMError.at(span, message, "cat-syntax")
 
 
 def _refuse_unsupported(text: str, filename: str) -> None:

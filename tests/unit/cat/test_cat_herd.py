@@ -36,6 +36,13 @@ def test_bare_header_is_the_title() -> None:
     assert model('"ours"\nlet a = po').title == "ours"
 
 
+@pytest.mark.parametrize(("text", "keyword"), [("acylic po", "acyclic"), ("lett a = po", "let")])
+def test_a_misspelt_first_keyword_is_not_taken_for_a_header(text: str, keyword: str) -> None:
+    head = error_of(text).splitlines()[0]
+    assert head.startswith("m.cat:1:1: error: unexpected name")
+    assert f"(did you mean '{keyword}'?)" in head and head.endswith("[cat-syntax]")
+
+
 def test_line_comments() -> None:
     m = model('"t" // title\n# a comment\nlet a = po // trailing\nacyclic a as x # end')
     assert [c.name for c in m.checks] == ["x"]
