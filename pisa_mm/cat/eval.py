@@ -40,6 +40,7 @@ from pisa_mm.cat.syntax import (
     UnaryOp,
     Universe,
     format_expr,
+    names_in,
 )
 from pisa_mm.errors import PisaMMError
 
@@ -58,6 +59,9 @@ __all__ = [
 DEFAULT_DYNAMIC: frozenset[str] = frozenset({"rf", "co"})
 # How many offending pairs (or events) an `empty`/`flag` witness lists.
 WITNESS_LIMIT = 8
+# Definitions this many levels deep (through other definitions) or more compute their
+# dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
+_DEEP = 32
 
 
 class BaseRelations(Protocol):
@@ -414,14 +418,32 @@ class Evaluator:
         return self._nslots - 1
 
     def _compile_definitions(self) -> None:
+        # How many definitions deep each one is, what it uses and where its value lives: a
+        # definition deeper than _DEEP computes its dependencies bottom up first (see
+        # `_forcing`), so that a chain of thousands of `let`s never recurses that deep.
+        depth: dict[str, int] = {}
+        deps: dict[str, tuple[str, ...]] = {}
+        slot_of: dict[str, int] = {}
+        raw: dict[str, _Fn] = {}
         for item in self.model.definitions:
+            group = item.definitions if isinstance(item, RecGroup) else (item,)
+            own = {d.name for d in group}
+            used = tuple(sorted({n for d in group for n in names_in(d.expr) if n in depth} - own))
+            level = 1 + max((depth[n] for n in used), default=0)
             if isinstance(item, Definition):
                 fn, static = self._compile(item.expr)
-                self._readers[item.name] = (_slot_reader(self._new_slot(), fn, static), static)
+                slots = [self._new_slot()]
+                self._readers[item.name] = (_slot_reader(slots[0], fn, static), static)
             else:
-                self._compile_rec_group(item)
+                slots = self._compile_rec_group(item)
+            for d, slot in zip(group, slots, strict=True):
+                depth[d.name], deps[d.name], slot_of[d.name] = level, used, slot
+                raw[d.name] = self._readers[d.name][0]
+                if level > _DEEP:
+                    forcing = _forcing(d.name, raw, deps, slot_of)
+                    self._readers[d.name] = (forcing, self._readers[d.name][1])
 
-    def _compile_rec_group(self, group: RecGroup) -> None:
+    def _compile_rec_group(self, group: RecGroup) -> list[int]:
         slots = [self._new_slot() for _ in group.definitions]
         bodies: list[_Fn] = []
 
@@ -442,6 +464,7 @@ class Evaluator:
         for d, slot in zip(group.definitions, slots, strict=True):
             self._readers[d.name] = (_rec_reader(slot, fixpoint), False)
         bodies.extend(self._compile(d.expr)[0] for d in group.definitions)
+        return slots
 
     def _compile_check(self, check: Check) -> Callable[[_Ctx], bool]:
         fn, _ = self._compile(check.expr)
@@ -542,6 +565,32 @@ class Evaluator:
             return r(c) & m if m else 0
 
         return h, ss and rs
+
+
+def _forcing(
+    name: str, raw: dict[str, _Fn], deps: dict[str, tuple[str, ...]], slot_of: dict[str, int]
+) -> _Fn:
+    """The reader of a deep definition: first compute, with an explicit stack, every
+    definition it depends on (transitively) that has no value yet, deepest first; each of
+    them then finds the values it needs already there."""
+    mine, slot = raw[name], slot_of[name]
+
+    def read(c: _Ctx) -> int:
+        vals = c.vals
+        if vals[slot] is None:
+            stack = [name]
+            while stack:
+                top = stack[-1]
+                pending = [d for d in deps[top] if vals[slot_of[d]] is None]
+                if pending:
+                    stack.extend(pending)
+                    continue
+                stack.pop()
+                if vals[slot_of[top]] is None:
+                    raw[top](c)
+        return mine(c)
+
+    return read
 
 
 def _slot_reader(slot: int, compute: _Fn, static: bool) -> _Fn:

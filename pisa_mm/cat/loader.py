@@ -1,30 +1,58 @@
-"""Find, read, include-expand and check cat models: `load_model("pisa")` or a path."""
+"""Find, read, include-expand and check cat models: `load_model("pisa")` or a path.
+
+Includes follow a policy that makes a stranger's model safe to load (docs/model.md,
+"Includes"): a file is read only from inside the allowed directories, whatever the path
+says, and an error never tells whether something outside them exists.
+"""
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import os
+import stat
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from pisa_mm.cat.check import check_model
-from pisa_mm.cat.parser import parse
-from pisa_mm.cat.syntax import CatFile, IncludeStmt, Model, Statement
-from pisa_mm.errors import PisaMMError, read_source
+from pisa_mm.cat.elaborate import File, Prelude, Scope, elaborate, title_of
+from pisa_mm.cat.parser import parse_file
+from pisa_mm.cat.syntax import CheckStmt, Model, Statement
+from pisa_mm.errors import PisaMMError, Span, read_source
 
-__all__ = ["CAT_DIR", "MODELS_DIR", "SHIPPED_MODELS", "load_model", "load_model_source"]
+__all__ = [
+    "CAT_DIR",
+    "COMPAT_DIR",
+    "MAX_INCLUDE_BYTES",
+    "MODELS_DIR",
+    "SHIPPED_MODELS",
+    "load_model",
+    "load_model_source",
+]
 
 CAT_DIR = Path(__file__).parent
 MODELS_DIR = CAT_DIR / "models"
+COMPAT_DIR = CAT_DIR / "compat"
 # The models `pisa-mm` ships, by the name the CLI accepts (`--model NAME`).
 SHIPPED_MODELS: tuple[str, ...] = ("pisa", "pisa-rc11", "pisa-samescope", "pisa-ownspace")
+# An included file larger than this is refused (the shipped core is 5 kB).
+MAX_INCLUDE_BYTES = 1 << 20
+# herd's library files that herd models include: always ours, never a file of that name
+# next to the model (herd's own need constructs we replace by built-ins).
+_HERD_LIBRARY = {"stdlib.cat": CAT_DIR / "stdlib.cat", "cos.cat": COMPAT_DIR / "cos.cat"}
+# The files whose definitions are herd's standard names, available without an include.
+_PRELUDE_FILES = (CAT_DIR / "stdlib.cat", COMPAT_DIR / "prelude.cat")
 
 
-def load_model(name_or_path: str) -> Model:
+def load_model(name_or_path: str, search_path: Sequence[str | Path] = ()) -> Model:
     """A shipped model by name (`pisa`, `pisa-rc11`, ...) or a `.cat` file by path.
 
+    `search_path`: more directories where `include`s may be found (`--model-path`).
     Shipped models are loaded once per process (a `Model` is immutable)."""
-    if name_or_path in SHIPPED_MODELS:
+    if name_or_path in SHIPPED_MODELS and not search_path:
         return _load_shipped(name_or_path)
+    if name_or_path in SHIPPED_MODELS:
+        path = MODELS_DIR / f"{name_or_path}.cat"
+        return _Loader(search_path).load(read_source(str(path)), path, name_or_path)
     path = Path(name_or_path)
     if not path.is_file():
         shipped = ", ".join(SHIPPED_MODELS)
@@ -33,21 +61,47 @@ def load_model(name_or_path: str) -> Model:
             f"unknown model '{name_or_path}': not a file, nor a shipped model ({shipped})",
             "cat-model",
         )
-    return _load_file(path, path.stem)
+    return _Loader(search_path).load(read_source(str(path)), path, path.stem)
 
 
-def load_model_source(source: str, filename: str = "<string>", name: str | None = None) -> Model:
-    """A model from text (tests, `--model-text`); includes resolve against the model dirs."""
-    return _Loader().load(source, filename, name or Path(filename).stem)
+def load_model_source(
+    source: str,
+    filename: str = "<string>",
+    name: str | None = None,
+    search_path: Sequence[str | Path] = (),
+) -> Model:
+    """A model from text (tests, `--model-text`). If `filename` is an existing file, its
+    directory is where includes are found; otherwise only `search_path` and the shipped
+    models are."""
+    path = Path(filename)
+    return _Loader(search_path).load(
+        source, path if path.is_file() else None, name or path.stem, filename
+    )
 
 
 @functools.cache
 def _load_shipped(name: str) -> Model:
-    return _load_file(MODELS_DIR / f"{name}.cat", name)
+    path = MODELS_DIR / f"{name}.cat"
+    return _Loader(()).load(read_source(str(path)), path, name)
 
 
-def _load_file(path: Path, name: str) -> Model:
-    return _Loader().load(read_source(str(path)), str(path), name)
+@functools.cache
+def _prelude() -> Prelude:
+    prelude = Prelude()
+    for path, text in _prelude_sources().items():
+        prelude.add(parse_file(text, path))
+    return prelude
+
+
+@functools.cache
+def _prelude_sources() -> dict[str, str]:
+    """The prelude's files by name: an error in a standard definition (a standard function
+    called with a relation for a set, say) quotes them."""
+    return {str(path): read_source(str(path)) for path in _PRELUDE_FILES}
+
+
+def _real(path: Path) -> Path:
+    return Path(os.path.realpath(path))
 
 
 class _Loader:
@@ -55,73 +109,134 @@ class _Loader:
     `include` of it is skipped, like `#pragma once`), so a model and the core it includes may
     both include stdlib.cat; an include cycle is an error."""
 
-    def __init__(self) -> None:
-        self.sources: dict[str, str] = {}
+    def __init__(self, search_path: Iterable[str | Path]) -> None:
+        self.sources: dict[str, str] = dict(_prelude_sources())
         self.done: set[Path] = set()
         self.active: list[Path] = []
+        self.search = [_real(Path(d)) for d in search_path]
+        self.shipped = [_real(MODELS_DIR), _real(CAT_DIR)]
+        self.scope = Scope(prelude=_prelude())
 
-    def load(self, source: str, filename: str, name: str) -> Model:
-        top = parse_with_source(source, filename, self.sources)
-        # Text that is not a file (tests, the CLI's inline model) includes from the model dirs.
-        here = MODELS_DIR
-        if Path(filename).is_file():
-            path = Path(filename).resolve()
-            here = path.parent
-            self.done.add(path)
-            self.active.append(path)
-        statements = self.expand(top.statements, here)
-        title = top.title if top.title is not None else name
+    def load(self, source: str, path: Path | None, name: str, filename: str | None = None) -> Model:
+        shown = filename if filename is not None else str(path)
         try:
-            return check_model(name, title, filename, statements, self.sources)
+            top = self.parse(source, shown)
+            title, herd = title_of(top)
+            self.scope.herd = herd
+            if path is not None:
+                real = _real(path)
+                self.done.add(real)
+                self.active.append(real)
+                here: Path | None = real.parent
+            else:
+                here = None  # text that is not a file: includes come from the search path
+            elaborate(top, self.scope, lambda p, s: self.include(p, s, here, here))
+            statements = _unique_check_names(self.scope.out) if herd else self.scope.out
+            return check_model(name, title or name, shown, statements, self.sources)
         except PisaMMError as exc:
             raise _with_sources(exc, self.sources) from None
 
-    def expand(self, statements: Sequence[Statement], here: Path) -> list[Statement]:
-        out: list[Statement] = []
-        for stmt in statements:
-            if not isinstance(stmt, IncludeStmt):
-                out.append(stmt)
-                continue
-            path = self.resolve(stmt, here)
-            if path in self.active:
-                chain = " -> ".join(p.name for p in [*self.active, path])
-                raise _with_sources(
-                    PisaMMError.at(stmt.span, f"include cycle: {chain}", "cat-include"),
-                    self.sources,
+    def parse(self, source: str, filename: str) -> File:
+        """Parse, remembering the text so that any later error can show its source line."""
+        self.sources[filename] = source
+        return parse_file(source, filename)
+
+    def include(self, target: str, span: Span, here: Path | None, root: Path | None) -> None:
+        """`here`: the including file's directory; `root`: the directory tree it was found
+        in (the top model's directory, a --model-path directory or a shipped one)."""
+        path, found_in = self.resolve(target, span, here, root)
+        if path in self.active:
+            chain = " -> ".join(p.name for p in [*self.active, path])
+            raise PisaMMError.at(span, f"include cycle: {chain}", "cat-include")
+        if path in self.done:
+            return
+        self.done.add(path)
+        self.active.append(path)
+        included = self.parse(_read_limited(path, span), str(path))
+        hook = lambda p, s: self.include(p, s, path.parent, found_in)  # noqa: E731
+        elaborate(included, self.scope, hook)
+        self.active.pop()
+
+    def resolve(
+        self, target: str, span: Span, here: Path | None, root: Path | None
+    ) -> tuple[Path, Path]:
+        """The file `include "target"` means: herd's library names are ours; otherwise
+        relative to the including file, then each `--model-path` directory, then the
+        shipped models. A candidate is taken only if its real path (symlinks followed)
+        lies inside the root it was looked up under."""
+        if target in _HERD_LIBRARY:
+            return _real(_HERD_LIBRARY[target]), _real(CAT_DIR)
+        if Path(target).is_absolute() or target.startswith("~"):
+            raise PisaMMError.at(
+                span,
+                f"include '{target}': an include path must be relative (to the including "
+                "file, a --model-path directory or the shipped models)",
+                "cat-include",
+            )
+        roots: list[tuple[Path, Path]] = []  # (directory to join with, root it must stay in)
+        if here is not None and root is not None:
+            roots.append((here, root))
+        roots += [(d, d) for d in self.search]
+        roots += [(d, d) for d in self.shipped]
+        for base, root in roots:
+            candidate = _real(base / target)
+            if not candidate.is_relative_to(root):
+                # Said the same way whether or not the target exists.
+                raise PisaMMError.at(
+                    span,
+                    f"include '{target}' leads outside the directories models may include "
+                    "from (the model's own directory tree, --model-path, the shipped models)",
+                    "cat-include",
                 )
-            if path in self.done:
-                continue
-            self.done.add(path)
-            self.active.append(path)
-            included = parse_with_source(read_source(str(path)), str(path), self.sources)
-            out.extend(self.expand(included.statements, path.parent))
-            self.active.pop()
-        return out
-
-    def resolve(self, stmt: IncludeStmt, here: Path) -> Path:
-        """Relative to the including file, then the shipped models, then the cat package (for
-        stdlib.cat)."""
-        for directory in (here, MODELS_DIR, CAT_DIR):
-            candidate = (directory / stmt.path).resolve()
             if candidate.is_file():
-                return candidate
-        raise _with_sources(
-            PisaMMError.at(stmt.span, f"cannot find included file '{stmt.path}'", "cat-include"),
-            self.sources,
-        )
+                return candidate, root
+        raise PisaMMError.at(span, f"cannot find included file '{target}'", "cat-include")
 
 
-def parse_with_source(source: str, filename: str, sources: dict[str, str]) -> CatFile:
-    """Parse, remembering the text so that any later error can show its source line."""
-    sources[filename] = source
+def _read_limited(path: Path, span: Span) -> str:
+    """An included file's text: a regular file of at most MAX_INCLUDE_BYTES, UTF-8."""
+    too_big = PisaMMError.at(
+        span, f"included file '{path.name}' is larger than {MAX_INCLUDE_BYTES} bytes", "cat-include"
+    )
     try:
-        return parse(source, filename)
-    except PisaMMError as exc:
-        raise _with_sources(exc, sources) from None
+        with open(path, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise PisaMMError.at(span, f"'{path.name}' is not a regular file", "cat-include")
+            data = fh.read(MAX_INCLUDE_BYTES + 1)
+    except OSError as exc:
+        raise PisaMMError.at(
+            span, f"cannot read included file '{path.name}'", "cat-include"
+        ) from exc
+    if len(data) > MAX_INCLUDE_BYTES:
+        raise too_big
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        message = f"included file '{path.name}' is not UTF-8 text"
+        raise PisaMMError.at(span, message, "cat-include") from exc
+
+
+def _unique_check_names(statements: list[Statement]) -> list[Statement]:
+    """herd lets two checks share a name; ours are unique, so a repeat becomes `name#2`."""
+    seen: set[str] = set()
+    out: list[Statement] = []
+    for stmt in statements:
+        if isinstance(stmt, CheckStmt):
+            first = stmt.name if stmt.name is not None else stmt.text
+            name, k = first, 1
+            while name in seen:
+                k += 1
+                name = f"{first}#{k}"
+            seen.add(name)
+            if name != first:
+                stmt = CheckStmt(stmt.kind, stmt.expr, name, stmt.text, stmt.span, stmt.name_span)
+        out.append(stmt)
+    return out
 
 
 def _with_sources(exc: PisaMMError, sources: dict[str, str]) -> PisaMMError:
-    """Attach the texts of the files read so far: the CLI renders source lines from them."""
+    """Attach the texts of the files read so far: the CLI renders source lines from them.
+    They are only files the loader accepted as model files."""
     known: dict[str, str] = dict(getattr(exc, "sources", None) or {})
     known.update(sources)
     exc.sources = known  # type: ignore[attr-defined]

@@ -1,49 +1,21 @@
-"""Parse cat model text into a `CatFile`; every lark error becomes a PisaMMError with a span."""
+"""Parse cat model text with lark; every lark error becomes a PisaMMError with a span, and
+herd constructs we do not support are named as such before lark sees them."""
 
 from __future__ import annotations
 
+import difflib
 import functools
+import re
 from pathlib import Path
 
-from lark import Lark, Token, Tree
+from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
-from pisa_mm.cat.syntax import (
-    Binary,
-    BinaryOp,
-    Binding,
-    CatFile,
-    CheckKind,
-    CheckStmt,
-    Empty,
-    Expr,
-    IncludeStmt,
-    LetStmt,
-    Name,
-    ShowStmt,
-    Statement,
-    Unary,
-    UnaryOp,
-    Universe,
-)
+from pisa_mm.cat.elaborate import KEYWORDS, File, Scope, elaborate, title_of
+from pisa_mm.cat.syntax import CatFile
 from pisa_mm.errors import PisaMMError, Span
 
-__all__ = ["parse"]
-
-_BINARY = {
-    "union_op": BinaryOp.UNION,
-    "seq_op": BinaryOp.SEQ,
-    "diff_op": BinaryOp.DIFF,
-    "inter_op": BinaryOp.INTER,
-    "cart_op": BinaryOp.CARTESIAN,
-}
-_POSTFIX = {
-    "inv_op": UnaryOp.INVERSE,
-    "plus_op": UnaryOp.PLUS,
-    "star_op": UnaryOp.STAR,
-    "opt_op": UnaryOp.OPT,
-}
-_CHECK_KINDS = {kind.value: kind for kind in CheckKind if kind is not CheckKind.FLAG}
+__all__ = ["KEYWORDS", "parse", "parse_file"]
 
 # How terminals are named in syntax errors.
 _TOKEN_WORDS = {"NAME": "a name", "STRING": "a quoted string", "$END": "end of file"}
@@ -51,22 +23,107 @@ _TOKEN_WORDS = {"NAME": "a name", "STRING": "a quoted string", "$END": "end of f
 _EXPR_START = {"NAME", "LPAR", "LSQB", "TILDE", "DOMAIN", "RANGE", "UNDERSCORE", "__ANON_1"}
 _BINARY_OPS = {"VBAR", "SEMICOLON", "BACKSLASH", "AMPERSAND"}
 _STATEMENT_START = {"LET", "INCLUDE", "ACYCLIC", "IRREFLEXIVE", "EMPTY", "FLAG", "SHOW", "UNSHOW"}
-# Lark's contextual lexer would let a keyword pass as a name where no keyword can occur;
-# herd reserves them, and so do we (a relation called `empty` would read badly anyway).
-KEYWORDS = frozenset(
-    {"let", "rec", "and", "include", "as", "acyclic", "irreflexive", "empty", "flag", "show"}
-    | {"unshow", "domain", "range"}
+# herd's keywords for constructs we do not support, with what to say about each. herd
+# reserves them, so a model cannot use them as names either.
+_HERD_UNSUPPORTED = {
+    "with": "herd's 'with ... from ...' (choosing a relation among candidates, as cos.cat "
+    "does for co: here co is a built-in)",
+    "from": "herd's 'with ... from ...'",
+    "match": "herd's 'match'",
+    "forall": "herd's 'forall ... do ... end'",
+    "do": "herd's 'forall ... do ... end'",
+    "enum": "herd's 'enum' declarations",
+    "try": "herd's 'try ... with ...'",
+    "if": "herd's 'if' (variants and conditionals)",
+    "then": "herd's 'if ... then ... else'",
+    "else": "herd's 'if ... then ... else'",
+    "variant": "herd's variants",
+    "when": "herd's 'let rec ... when'",
+    "assert": "herd's 'assert' checks",
+    "debug": "herd's 'debug'",
+    "instructions": "bell-file declarations ('instructions')",
+    "default": "bell-file declarations ('default')",
+    "begin": "herd's 'begin ... end' grouping (use parentheses)",
+    "catdep": "herd's 'catdep' option",
+}
+_UNSUPPORTED_OPERATORS = {
+    "++": "herd's set and relation addition '++'",
+    "||": "herd's '||' (match clauses, variant disjunction)",
+    "&&": "herd's '&&' (variant conjunction)",
+}
+
+
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_.\-]*)")
+_STATEMENT_KEYWORDS = (
+    "let",
+    "include",
+    "acyclic",
+    "irreflexive",
+    "empty",
+    "flag",
+    "undefined_unless",
+    "show",
+    "unshow",
+    "procedure",
+    "call",
 )
 
 
 def parse(source: str, filename: str = "<string>") -> CatFile:
-    """Parse one cat file. `include`s are kept as statements (the loader expands them)."""
+    """Parse one cat file on its own: `include`s are kept as statements, names are not
+    resolved against other files (the loader does the whole model, in order)."""
+    file = parse_file(source, filename)
+    scope = Scope()
+    elaborate(file, scope, None)
+    title, _ = title_of(file)
+    return CatFile(filename, title, tuple(scope.out))
+
+
+def parse_file(source: str, filename: str = "<string>") -> File:
+    """The lark tree of one cat file (syntax errors raised, with their spans)."""
     text = _blank_comments(source, filename)
+    _refuse_unsupported(text, filename)
+    _check_header(text, filename)
     try:
         tree = _lark().parse(text)
     except LarkError as exc:
         raise _syntax_error(exc, text, filename) from None
-    return _Builder(text, filename).file(tree)
+    return File(filename, text, tree)
+
+
+def _check_header(text: str, filename: str) -> None:
+    """A first word that is no keyword would be read as herd's header (`C RC11`): when it
+    is a misspelt statement keyword (`acylic po`), say so rather than read a model without
+    that statement."""
+    m = _FIRST_WORD.match(text)
+    if m is None or m.group(1) in KEYWORDS:
+        return
+    close = difflib.get_close_matches(m.group(1), _STATEMENT_KEYWORDS, n=1, cutoff=0.75)
+    if close:
+        line, col = _line_col(text, m.start(1))
+        span = Span(filename, line, col, line, col + len(m.group(1)))
+        message = (
+            f"unexpected name '{m.group(1)}' (did you mean '{close[0]}'?); a model may begin "
+            "with a title or herd's header `ARCH title`"
+        )
+        raise PisaMMError.at(span, message, "cat-syntax")
+
+
+def _refuse_unsupported(text: str, filename: str) -> None:
+    """Name the herd construct we do not support, rather than a syntax error after it."""
+    for m in re.finditer(
+        r'"(?:[^"\\\n]|\\.)*"|[A-Za-z_][A-Za-z0-9_.\-]*\'?|\+\+|\|\||&&|[{}]|\'', text
+    ):
+        word = m.group()
+        what = _HERD_UNSUPPORTED.get(word) or _UNSUPPORTED_OPERATORS.get(word)
+        if word in "{}":
+            what = "herd's explicit sets '{...}'"
+        elif word == "'":
+            what = "herd's tags ('name)"
+        if what is not None:
+            line, col = _line_col(text, m.start())
+            span = Span(filename, line, col, line, col + len(word))
+            raise PisaMMError.at(span, f"{what} is not supported", "cat-unsupported")
 
 
 @functools.cache
@@ -78,7 +135,8 @@ def _lark() -> Lark:
 
 
 def _blank_comments(source: str, filename: str) -> str:
-    """Replace `(* ... *)` comments (which nest) by spaces, keeping newlines and positions."""
+    """Replace `(* ... *)` comments (which nest) and herd's line comments (`// ...`,
+    `# ...`) by spaces, keeping newlines and positions."""
     out = list(source)
     depth = 0
     opened: list[int] = []
@@ -90,6 +148,11 @@ def _blank_comments(source: str, filename: str) -> str:
             while j < n and source[j] not in '"\n':
                 j += 2 if source[j] == "\\" else 1
             i = j + 1
+            continue
+        if depth == 0 and (c == "#" or source.startswith("//", i)):
+            while i < n and source[i] != "\n":
+                out[i] = " "
+                i += 1
             continue
         if source.startswith("(*", i):
             depth += 1
@@ -176,140 +239,3 @@ def _syntax_error(exc: LarkError, text: str, filename: str) -> PisaMMError:
         tail = f", expected {expected}" if expected else ""
         return PisaMMError.at(span, f"unexpected {found}{tail}", "cat-syntax")
     return PisaMMError.at(Span(filename, 1, 1), f"cannot parse: {exc}", "cat-syntax")
-
-
-def _unquote(token: Token) -> str:
-    body = str(token)[1:-1]
-    out: list[str] = []
-    i = 0
-    while i < len(body):
-        if body[i] == "\\" and i + 1 < len(body):
-            i += 1
-        out.append(body[i])
-        i += 1
-    return "".join(out)
-
-
-class _Builder:
-    """Turn lark's tree into syntax.py nodes, each with its span."""
-
-    def __init__(self, text: str, filename: str) -> None:
-        self.text = text
-        self.filename = filename
-
-    def span(self, node: Tree[Token] | Token) -> Span:
-        if isinstance(node, Token):
-            line, col = node.line or 1, node.column or 1
-            return Span(self.filename, line, col, node.end_line, node.end_column)
-        meta = node.meta
-        return Span(self.filename, meta.line, meta.column, meta.end_line, meta.end_column)
-
-    def source(self, node: Tree[Token] | Token) -> str:
-        if isinstance(node, Token):
-            start, end = node.start_pos, node.end_pos
-        else:
-            start, end = node.meta.start_pos, node.meta.end_pos
-        return " ".join(self.text[start:end].split())
-
-    def file(self, tree: Tree[Token]) -> CatFile:
-        title: str | None = None
-        statements: list[Statement] = []
-        for child in tree.children:
-            assert isinstance(child, Tree)
-            if child.data == "title":
-                title = _unquote(_token(child.children[0]))
-            else:
-                statements.append(self.statement(child))
-        return CatFile(self.filename, title, tuple(statements))
-
-    def statement(self, tree: Tree[Token]) -> Statement:
-        kids = tree.children
-        span = self.span(tree)
-        match tree.data:
-            case "let_stmt" | "let_rec_stmt":
-                bindings = tuple(
-                    self.binding(k) for k in kids if isinstance(k, Tree) and k.data == "binding"
-                )
-                return LetStmt(bindings, tree.data == "let_rec_stmt", span)
-            case "include_stmt":
-                return IncludeStmt(_unquote(_token(kids[1])), span)
-            case "check_stmt":
-                test = _tree(kids[0])
-                kind = _CHECK_KINDS[str(_token(test.children[0]))]
-                return self.check(kind, kids[1], kids[2:], span)
-            case "flag_stmt":  # "flag" "~" "empty" expr ("as" NAME)?
-                return self.check(CheckKind.FLAG, kids[3], kids[4:], span)
-            case "show_stmt":
-                items = tuple(self.expr(k.children[0]) for k in kids[1:] if isinstance(k, Tree))
-                return ShowStmt(items, span)
-            case other:
-                raise AssertionError(f"unknown statement {other}")
-
-    def name(self, token: Token) -> str:
-        if str(token) in KEYWORDS:
-            message = f"'{token}' is a keyword and cannot be used as a name"
-            raise PisaMMError.at(self.span(token), message, "cat-syntax")
-        return str(token)
-
-    def binding(self, tree: Tree[Token]) -> Binding:
-        token = _token(tree.children[0])
-        name = self.name(token)
-        return Binding(name, self.expr(tree.children[2]), self.span(tree), self.span(token))
-
-    def check(
-        self,
-        kind: CheckKind,
-        expr_node: Tree[Token] | Token,
-        rest: list[Tree[Token] | Token],
-        span: Span,
-    ) -> CheckStmt:
-        name_token = _token(rest[1]) if rest else None
-        if name_token is not None:
-            self.name(name_token)
-        return CheckStmt(
-            kind,
-            self.expr(expr_node),
-            None if name_token is None else str(name_token),
-            self.source(expr_node),
-            span,
-            None if name_token is None else self.span(name_token),
-        )
-
-    def expr(self, node: Tree[Token] | Token) -> Expr:
-        tree = _tree(node)
-        kids = tree.children
-        span = self.span(tree)
-        kind = tree.data
-        if kind in _BINARY:
-            return Binary(_BINARY[kind], self.expr(kids[0]), self.expr(kids[2]), span)
-        if kind in _POSTFIX:
-            return Unary(_POSTFIX[kind], self.expr(kids[0]), span)
-        match kind:
-            case "name_ref":
-                return Name(self.name(_token(kids[0])), span)
-            case "universe":
-                return Universe(span)
-            case "empty_rel":
-                return Empty(span)
-            case "paren":
-                return self.expr(kids[1])
-            case "identity":
-                return Unary(UnaryOp.IDENTITY, self.expr(kids[1]), span)
-            case "compl_op":
-                return Unary(UnaryOp.COMPLEMENT, self.expr(kids[1]), span)
-            case "domain_op":
-                return Unary(UnaryOp.DOMAIN, self.expr(kids[2]), span)
-            case "range_op":
-                return Unary(UnaryOp.RANGE, self.expr(kids[2]), span)
-            case other:
-                raise AssertionError(f"unknown expression {other}")
-
-
-def _tree(node: Tree[Token] | Token) -> Tree[Token]:
-    assert isinstance(node, Tree), node
-    return node
-
-
-def _token(node: Tree[Token] | Token) -> Token:
-    assert isinstance(node, Token), node
-    return node

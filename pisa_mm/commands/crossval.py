@@ -79,7 +79,7 @@ def _po_rf(loaded: Loaded, axiom: str) -> Callable[[], TestResult]:
 
 def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
-    model = load_model(args.model)
+    model = load_model(args.model, search_path=args.model_path)
     axiom = default_engine()
     rows: list[_Row] = []
     with progress(len(files), "cross-validating") as advance:

@@ -51,7 +51,7 @@ def _write(path: str, text: str) -> None:
 def main(args: argparse.Namespace) -> int:
     """Expectations are recorded at each test's own unroll bound (its metadata, else 2)."""
     files = collect_tests(args.tests)
-    model = load_model(args.model)
+    model = load_model(args.model, search_path=args.model_path)
     # By default every exact engine: an expectation is recorded only where they agree, and
     # with herd's execution counts (the explicit engine counts executions).
     engines = engine_names(args.engine, model, default="exact")

@@ -108,6 +108,14 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help=f"a shipped model name or a .cat file (default: {DEFAULT_MODEL})",
     )
+    parser.add_argument(
+        "--model-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory where the model's `include`s may also be found (repeatable); "
+        "includes never read outside the model's own directory, these and the shipped models",
+    )
 
 
 def add_engine_argument(parser: argparse.ArgumentParser) -> None:
@@ -295,7 +303,7 @@ class _Tally:
 
 def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
-    model = load_model(args.model)
+    model = load_model(args.model, search_path=args.model_path)
     engines = engine_names(args.engine, model)
     check_expected = args.unroll is None
     if args.check and args.unroll is not None:

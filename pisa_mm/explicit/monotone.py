@@ -18,6 +18,7 @@ from pisa_mm.cat.syntax import (
     Expr,
     Model,
     Name,
+    RecGroup,
     Unary,
     UnaryOp,
     Universe,
@@ -96,5 +97,10 @@ class _Polarities:
 def monotone_axioms(model: Model, dynamic: frozenset[str]) -> tuple[str, ...]:
     """Names of the axioms (not flags) whose expression is monotone in `dynamic`."""
     pol = _Polarities(model, dynamic)
+    # In model order, so that each definition finds those it uses done: no recursion
+    # through a long chain of `let`s.
+    for item in model.definitions:
+        for d in item.definitions if isinstance(item, RecGroup) else (item,):
+            pol.name(d.name)
     kinds = (CheckKind.ACYCLIC, CheckKind.IRREFLEXIVE, CheckKind.EMPTY)
     return tuple(c.name for c in model.axioms if c.kind in kinds and pol.expr(c.expr) <= {POS})

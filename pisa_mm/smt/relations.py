@@ -27,6 +27,7 @@ from pisa_mm.cat.syntax import (
     Unary,
     UnaryOp,
     Universe,
+    names_in,
 )
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Kind, Space
@@ -174,12 +175,15 @@ class Translator:
         self._names: dict[str, Internal] = {}
         self._defs: dict[str, Definition] = {}
         self._groups: dict[str, RecGroup] = {}
+        self._order: dict[str, int] = {}  # definition name -> its position in the model
         for item in model.definitions:
             if isinstance(item, RecGroup):
                 for d in item.definitions:
                     self._groups[d.name] = item
+                    self._order[d.name] = len(self._order)
             else:
                 self._defs[item.name] = item
+                self._order[item.name] = len(self._order)
         self.universe = SetV({e.id: enc.exec[e.id] for e in es.events})
         self._kind = {
             e.id: W_KIND if e.kind is Kind.WRITE else R_KIND
@@ -323,6 +327,8 @@ class Translator:
             return hit
         d = self._defs.get(name)
         if d is not None:
+            if not env:
+                self._prepare(name)
             v = self._value(d.expr, env)
         elif name in self._groups:
             self._rec_group(self._groups[name], env)
@@ -333,10 +339,35 @@ class Translator:
             self._names[name] = v
         return v
 
+    def _prepare(self, name: str) -> None:
+        """Translate first, in model order, the definitions `name` depends on that are not
+        translated yet: each then finds its own dependencies done, so a chain of thousands
+        of `let`s never recurses through the chain."""
+        todo: set[str] = set()
+        stack = [name]
+        while stack:
+            n = stack.pop()
+            item = self._groups.get(n)
+            exprs = [d.expr for d in item.definitions] if item else [self._defs[n].expr]
+            for e in exprs:
+                for m in names_in(e):
+                    known = m in self._defs or (m in self._groups and self._groups[m] is not item)
+                    if known and m not in self._names and m not in todo and m != n:
+                        todo.add(m)
+                        stack.append(m)
+        for m in sorted(todo, key=self._order.__getitem__):
+            if m in self._names:
+                continue
+            if m in self._defs:
+                self._names[m] = self._value(self._defs[m].expr, {})
+            else:
+                self._rec_group(self._groups[m], {})
+
     def _rec_group(self, group: RecGroup, outer: Mapping[str, Internal]) -> None:
         """Least fixpoint by unfolding from empty: each step is exact, and a concrete chain
         grows by at least one pair per step until it stops, so `|may-fixpoint| + 1` steps
         reach the fixpoint of every execution."""
+        self._prepare(group.definitions[0].name)
         cur: dict[str, Value] = {
             d.name: SetV({}) if d.ty is Ty.SET else RelV({}) for d in group.definitions
         }

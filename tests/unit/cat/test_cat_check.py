@@ -115,7 +115,8 @@ def test_empty_and_flag_accept_sets_and_relations() -> None:
 
 def test_redefinition_is_an_error() -> None:
     assert error_of("let a = po\nlet a = rf") == (
-        "m.cat:2:5: error: 'a' is already defined (at m.cat:1:5) [cat-redefined]\nlet a = rf\n    ^"
+        "m.cat:2:5: error: 'a' is already defined (at m.cat:1:5); only models with herd's "
+        "header (a first line such as `C name`) may shadow names [cat-redefined]\nlet a = rf\n    ^"
     )
 
 

@@ -42,6 +42,20 @@ def test_only_pisa_mm_errors_escape(tokens: list[str]) -> None:
         load_model_source(text, "fuzz.cat")
 
 
+HERD_TOKENS = ["C t\n", "let", "f", "(", "x", ")", "=", "x", ";", "po", "in", "fun", "->",
+               "procedure", "p", "call", "end", ",", "undefined_unless", "empty", "flag", "~",
+               "toid", "fencerel", "inclusion", "fr", "wg", "as", "\n", "with", "{", "'a",
+               "//", "#", '"cos.cat"', "include", "rec", "and", "|"]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(HERD_TOKENS), max_size=16))
+def test_only_pisa_mm_errors_escape_herd_constructs(tokens: list[str]) -> None:
+    text = "let f(x) = x ; po\nprocedure p(a) = acyclic a end\n" + " ".join(tokens)
+    with contextlib.suppress(PisaMMError):
+        load_model_source(text, "fuzz.cat")
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=40))
 def test_arbitrary_text(text: str) -> None:
