@@ -423,7 +423,7 @@ def build_test(base: Cycle, params: Params, shape: str | None = None) -> GenTest
     test = GenTest(
         name="",
         shape=shape_name,
-        cycle=annotated_cycle(cycle, events),
+        cycle=cycle_text(cycle),
         params=params,
         locs=tuple(spaces),
         reg_inits=tuple(reg_inits),
@@ -434,23 +434,27 @@ def build_test(base: Cycle, params: Params, shape: str | None = None) -> GenTest
     return replace(test, name=test_name(family(cycle), cycle, events, params, fence_default))
 
 
-def annot_word(ev: Event) -> str:
-    """The cycle annotation that fixes everything about an event (`xchg.rel.gpu.shared`)."""
-    parts = [ev.rmw.value] if ev.rmw is not None else []
-    parts.append(ORDER_NAMES[ev.order])
-    if ev.scope is not None:
-        parts.append(SCOPE_NAMES[ev.scope])
-    parts.append(ev.space.value)
-    if ev.generic:
+def annot_word(a: EventAnnot) -> str:
+    """An event annotation written back (`xchg.rel.gpu.shared`); empty when it fixes nothing."""
+    parts = [a.rmw.value] if a.rmw is not None else []
+    if a.order is not None:
+        parts.append(ORDER_NAMES[a.order])
+    if a.scope is not None:
+        parts.append(SCOPE_NAMES[a.scope])
+    if a.space is not None:
+        parts.append(a.space.value)
+    if a.generic:
         parts.append("generic")
     return ".".join(parts)
 
 
-def annotated_cycle(cycle: Cycle, events: list[Event]) -> str:
-    """The canonical cycle written back with every event annotated (for the metadata)."""
+def cycle_text(cycle: Cycle) -> str:
+    """The cycle written back with its own annotations: with the same orders, scope, space
+    and placement (and no --fences/--rmw, which it already contains) it regenerates the test."""
     words = []
-    for e, ev in zip(cycle.edges, events, strict=True):
-        words.append(annot_word(ev))
+    for e, a in zip(cycle.edges, cycle.annots, strict=True):
+        if word := annot_word(a):
+            words.append(word)
         words.append(_edge_word(e))
     return " ".join(words)
 

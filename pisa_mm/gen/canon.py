@@ -33,10 +33,11 @@ def canonical_key(test: GenTest) -> str:
         def loc(m: re.Match[str], locs: dict[str, str] = locs) -> str:
             return "@" + locs.setdefault(m[1], LOC_NAMES[len(locs)])
 
-        bodies = [
-            " ".join(_LOC.sub(loc, line) for line in test.threads[t].decls + test.threads[t].body)
-            for t in perm
-        ]
+        bodies = []
+        for t in perm:  # a thread's pointer inits, then its code, name its locations
+            inits = [f"{reg}={_LOC.sub(loc, v)}" for u, reg, v in test.reg_inits if u == t]
+            code = [_LOC.sub(loc, line) for line in test.threads[t].decls + test.threads[t].body]
+            bodies.append(" ".join(inits + code))
         places = [test.threads[t].place for t in perm]
         gpus = _relabel([p[0] if p else None for p in places])
         wgs = _relabel([p[:2] if p else None for p in places])
@@ -53,14 +54,11 @@ def canonical_key(test: GenTest) -> str:
         spaces = {}
         for i, space in enumerate(test.locs):
             spaces["@" + locs.get(LOC_NAMES[i], "?" + LOC_NAMES[i])] = space.value
-        inits = sorted(
-            f"{where[t]}:{reg}={_LOC.sub(loc, value)}" for t, reg, value in test.reg_inits
-        )
         atoms = sorted(
             [f"{where[t]}:{reg}={v}" for t, reg, v in test.reg_atoms]
             + [f"@{locs.get(LOC_NAMES[k], '?')}={v}" for k, v in test.mem_atoms]
         )
-        key = repr((sorted(spaces.items()), inits, place, bodies, atoms))
+        key = repr((sorted(spaces.items()), place, bodies, atoms))
         if best is None or key < best:
             best = key
     assert best is not None

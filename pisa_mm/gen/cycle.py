@@ -194,7 +194,11 @@ def parse_cycle(text: str) -> Cycle:
         tuple(annots[i][0] if i in annots else NO_ANNOT for i in range(len(edges))),
         text,
     )
-    return check_cycle(cycle)
+    try:
+        return check_cycle(cycle)
+    except PisaMMError as exc:
+        exc.sources = {CYCLE_PATH: text}  # type: ignore[attr-defined]
+        raise
 
 
 def _attach(

@@ -38,7 +38,7 @@ class GenTest:
 
     name: str
     shape: str
-    cycle: str  # the canonical cycle, every event annotated
+    cycle: str  # the canonical rotation, with --fences/--rmw applied (build.cycle_text)
     params: Params
     locs: tuple[LocSpace, ...]
     reg_inits: tuple[tuple[int, str, str], ...]  # (thread, register, value or @loc)

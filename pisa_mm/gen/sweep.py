@@ -12,6 +12,7 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
 from pisa_mm.gen.build import Skip, apply_fences, build_test
 from pisa_mm.gen.canon import canonical_key
+from pisa_mm.gen.cycle import CYCLE_PATH
 from pisa_mm.gen.edges import Cycle, Dir, RmwKind
 from pisa_mm.gen.params import (
     NO_FENCE,
@@ -121,6 +122,9 @@ def generate(
             except Skip as skip:
                 summary.skipped[skip.reason] += 1
                 continue
+            except PisaMMError as exc:  # a property of the cycle itself: located in its text
+                exc.sources = {CYCLE_PATH: source.cycle.text}  # type: ignore[attr-defined]
+                raise
             key = canonical_key(test)
             if key in seen:
                 summary.duplicates += 1
