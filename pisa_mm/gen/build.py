@@ -144,7 +144,7 @@ def _loc_spaces(cycle: Cycle, locs: list[int], params: Params) -> list[LocSpace]
     return [chosen[k][0] if k in chosen else default for k in range(max(locs) + 1)]
 
 
-def _scheme_order(params: Params, cycle: Cycle, i: int, threads: list[int]) -> Order:
+def _scheme_order(params: Params, cycle: Cycle, i: int) -> Order:
     e_in, e_out = cycle.edges[i - 1], cycle.edges[i]
     d, rmw = e_out.src, cycle.annots[i].rmw is not None
     role = Order.REL if d is Dir.W else Order.ACQ
@@ -156,9 +156,9 @@ def _scheme_order(params: Params, cycle: Cycle, i: int, threads: list[int]) -> O
         case OrderScheme.ACQ_REL:
             order = Order.ACQ_REL if rmw else role
         case OrderScheme.SYNC:
-            n = len(cycle)
-            has_pred = threads[i - 1] == threads[i] and n > 1 and not e_in.external
-            has_succ = not e_out.external
+            # the canonical rotation starts at a thread start: event 0 has no po-predecessor
+            has_pred = i > 0 and not e_in.external
+            has_succ = i < len(cycle) - 1 and not e_out.external
             if d is Dir.W and has_pred and e_out.external:
                 order = Order.REL
             elif d is Dir.R and has_succ and e_in.external and e_in.kind is EdgeKind.RF:
@@ -195,7 +195,10 @@ def _fence_line(spec: FenceSpec, params: Params, default: FenceSpace, host: bool
     scope = spec.scope if spec.scope is not None else params.scope
     if scope is Scope.SG:
         if spec.order is not None or spec.space is not None:
-            raise Skip("fence.subgroup takes no order or address space (PISA 9.2)")
+            raise Skip(
+                "a subgroup-scope fence is fence.subgroup, which takes no order or "
+                "address space (PISA 9.2)"
+            )
         if host:
             raise Skip("host threads have no sub-group: no fence.subgroup (PISA 1.2.1.2)")
         return "fence.subgroup;"
@@ -300,7 +303,7 @@ def build_test(base: Cycle, params: Params, shape: str | None = None) -> GenTest
         a = cycle.annots[i]
         d = edges[i].src
         assert d is not None
-        order = a.order if a.order is not None else _scheme_order(params, cycle, i, threads)
+        order = a.order if a.order is not None else _scheme_order(params, cycle, i)
         scoped = order not in (Order.NA, Order.RLX)
         scope = (a.scope if a.scope is not None else params.scope) if scoped else None
         generic = a.generic or params.space is SpaceChoice.GENERIC
