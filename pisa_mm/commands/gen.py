@@ -163,7 +163,9 @@ def sources(args: argparse.Namespace) -> list[Source]:
                     "usage",
                 )
             out.append(Source(n, parse_cycle(SHAPES[n])))
-    out.extend(Source(text, parse_cycle(text)) for text in args.cycle)
+    for text in args.cycle:
+        cycle = parse_cycle(text)
+        out.append(Source(cycle.text, cycle))  # one line: it becomes the `source` metadata
     return out
 
 

@@ -166,7 +166,11 @@ def _parse_annot(word: str, col: int, text: str) -> EventAnnot:
 
 
 def parse_cycle(text: str) -> Cycle:
-    """Parse and check a cycle; every problem is a PisaMMError at `<cycle>:1:COL`."""
+    """Parse and check a cycle; every problem is a PisaMMError at `<cycle>:1:COL`.
+
+    Newlines and tabs count as spaces: the cycle is one line (it is also a metadata value).
+    """
+    text = " ".join(text.split("\n")).replace("\t", " ").replace("\r", " ")
     if len(text) > 2000:
         raise _error(text, 1, 1, "cycle description longer than 2000 characters")
     edges: list[Edge] = []

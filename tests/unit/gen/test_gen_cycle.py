@@ -108,3 +108,8 @@ def test_errors(text: str, col: int, needle: str) -> None:
     out = _error(text)
     assert out.startswith(f"<cycle>:1:{col}: error: ")
     assert needle in out.splitlines()[0]
+
+
+def test_newlines_and_tabs_are_spaces() -> None:
+    c = parse_cycle("PodWW\nRfe\tPodRR Fre")
+    assert c.text == "PodWW Rfe PodRR Fre" and len(c) == 4

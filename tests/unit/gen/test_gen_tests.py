@@ -275,9 +275,9 @@ def test_skip_summary_counts_reasons() -> None:
 def _broad_sweep(
     shapes: list[str], orders: tuple[OrderScheme, ...] = tuple(OrderScheme), **kw: object
 ) -> tuple[list[str], list[str]]:
+    kw.setdefault("scopes", (Scope.WG, Scope.GPU, Scope.SYS))
     sweep = Sweep(
         orders=orders,
-        scopes=(Scope.WG, Scope.GPU, Scope.SYS),
         spaces=tuple(SpaceChoice),
         placements=tuple(Placement),
         **kw,  # type: ignore[arg-type]
@@ -303,5 +303,9 @@ def test_sweep_parses_and_validates_and_is_deterministic() -> None:
 
 @pytest.mark.slow
 def test_every_shape_over_every_parameter_parses() -> None:
+    # every shape under every order scheme, space and placement (and 3 scopes), once with
+    # every fence kind and once with every iatom (the full product would be ~10^6 points)
     fences = tuple(FenceChoice(k) for k in FenceKind)
-    _broad_sweep(list(SHAPES), fences=fences, rmws=(None, *RmwKind))
+    _broad_sweep(list(SHAPES), fences=fences)
+    rmw_orders = (OrderScheme.RLX, OrderScheme.ACQ_REL, OrderScheme.SC)
+    _broad_sweep(list(SHAPES), rmw_orders, scopes=(Scope.GPU,), rmws=(None, *RmwKind))
