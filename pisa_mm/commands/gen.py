@@ -78,8 +78,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--rmw",
         default="none",
         metavar="LIST",
-        help="also replace each access in turn by an iatom: none, xchg, add, cas, or all "
-        "(default: none)",
+        help="replace each access in turn by an iatom: xchg, add, cas; none keeps the test "
+        "as it is (default: none; e.g. none,xchg for both)",
     )
     parser.add_argument(
         "-o",

@@ -92,6 +92,8 @@ def _points(sweep: Sweep, cycle: Cycle) -> Iterator[Params]:
                                     continue
                                 fenced = apply_fences(cycle, base)
                                 for pos, e in enumerate(fenced.edges):
+                                    if fenced.annots[pos].rmw is not None:
+                                        continue  # the cycle already makes it an iatom
                                     if e.src is Dir.W or kind is RmwKind.CAS:
                                         yield Params(
                                             orders,
