@@ -264,21 +264,89 @@ def _read_value(
     return None
 
 
-def _placements(params: Params, nthreads: int) -> list[tuple[int, int, int | None] | None]:
-    match params.placement:
-        case Placement.SAME_SG:
-            return [(0, 0, 0)] * nthreads
-        case Placement.SAME_WG:
-            return [(0, 0, t) for t in range(nthreads)]
-        case Placement.DIFF_WG:
-            return [(0, t, None) for t in range(nthreads)]
-        case Placement.DIFF_GPU:
-            return [(t, 0, None) for t in range(nthreads)]
-        case Placement.HOST:
-            out: list[tuple[int, int, int | None] | None] = []
-            for t in range(nthreads):
-                out.append(None if t == params.host_thread else (0, len(out), None))
-            return out
+_LEVEL = {
+    Placement.SAME_SG: Scope.SG,
+    Placement.SAME_WG: Scope.WG,
+    Placement.DIFF_WG: Scope.GPU,
+    Placement.DIFF_GPU: Scope.SYS,
+}
+Place = tuple[int, int, int | None] | None  # (gpu, wg, sg or fresh); None: the host
+
+
+def _arcs(levels: list[Scope], cut: Scope) -> list[int]:
+    """Number the arcs of the thread cycle cut at the edges of level >= cut (thread t's arc).
+    levels[t] is the edge from thread t to t+1; the last arc wraps into the first."""
+    ids = [0]
+    for level in levels[:-1]:
+        ids.append(ids[-1] + (1 if level >= cut else 0))
+    if levels[-1] < cut:
+        last = ids[-1]
+        ids = [0 if i == last else i for i in ids]
+    return ids
+
+
+def _relabel(ids: list[object]) -> list[int]:
+    seen: dict[object, int] = {}
+    return [seen.setdefault(i, len(seen)) for i in ids]
+
+
+def _common(a: tuple[int, int, int], b: tuple[int, int, int]) -> Scope:
+    if a == b:
+        return Scope.SG
+    if a[:2] == b[:2]:
+        return Scope.WG
+    return Scope.GPU if a[0] == b[0] else Scope.SYS
+
+
+def _placements(params: Params, cycle: Cycle, nthreads: int) -> list[Place]:
+    """Each thread's placement: from the external edges' placement qualifiers (`Rfe.wg`), the
+    others taking the level of --placements. Arcs between the edges of a level get distinct
+    instances of the level below, which realises every consistent set of qualifiers."""
+    external = [e for e in cycle.edges if e.external]
+    annotated = any(e.place is not None for e in external)
+    if params.placement is Placement.HOST:
+        if annotated:
+            raise Skip("the host placement does not combine with placement qualifiers")
+        out: list[Place] = []
+        for t in range(nthreads):
+            out.append(None if t == params.host_thread else (0, len(out), None))
+        return out
+    if nthreads == 1:
+        return [(0, 0, None)]
+    default = _LEVEL[params.placement]
+    levels = [e.place if e.place is not None else default for e in external]
+    gpus = _arcs(levels, Scope.SYS)
+    wgs = _relabel(list(zip(gpus, _arcs(levels, Scope.GPU), strict=True)))
+    sgs = _relabel(list(zip(wgs, _arcs(levels, Scope.WG), strict=True)))
+    full = list(zip(gpus, wgs, sgs, strict=True))
+    for t, (edge, level) in enumerate(zip(external, levels, strict=True)):
+        got = _common(full[t], full[(t + 1) % nthreads])
+        if got is not level and not all(e.place is not None for e in external):
+            raise Skip(
+                f"--placements {params.placement.value} contradicts the cycle's placement "
+                "qualifiers (around a cycle the widest placement must occur twice)"
+            )
+        if got is not level:
+            raise _cycle_error(
+                edge,
+                f"{edge.text} joins P{t} and P{(t + 1) % nthreads} at "
+                f"scope {SCOPE_NAMES[level]}, but the cycle's other "
+                "placements put them at scope "
+                f"{SCOPE_NAMES[got]} (around a cycle the widest placement "
+                "must occur at least twice)",
+            )
+    places: list[Place] = []
+    for g, w, sg in full:
+        # per-NDRange work-group numbers; a sub-group only when the work-group is shared
+        wg_in_gpu = _relabel([x[1] for x in full if x[0] == g]).__getitem__(
+            [x[1] for x in full if x[0] == g].index(w)
+        )
+        shared = sum(1 for x in full if x[:2] == (g, w)) > 1
+        sg_in_wg = _relabel([x[2] for x in full if x[:2] == (g, w)])[
+            [x[2] for x in full if x[:2] == (g, w)].index(sg)
+        ]
+        places.append((g, wg_in_gpu, sg_in_wg if shared else None))
+    return places
 
 
 def build_test(base: Cycle, params: Params, shape: str | None = None) -> GenTest:
@@ -290,10 +358,10 @@ def build_test(base: Cycle, params: Params, shape: str | None = None) -> GenTest
     nthreads = threads[-1] + 1
     if params.placement is Placement.HOST and params.host_thread >= nthreads:
         raise Skip("no such thread to put on the host")
-    places = _placements(params, nthreads)
+    places = _placements(params, cycle, nthreads)
     spaces = _loc_spaces(cycle, locs, params)
-    multi_wg = params.placement not in (Placement.SAME_SG, Placement.SAME_WG) and nthreads > 1
-    if LocSpace.SHARED in spaces and multi_wg:
+    groups = {p[:2] if p is not None else None for p in places}
+    if LocSpace.SHARED in spaces and len(groups) > 1:
         raise Skip(
             "a .shared variable is per work-group: threads in different work-groups, "
             "NDRanges or on the host cannot share it (PISA 2.1)"
@@ -482,4 +550,5 @@ def _edge_word(e: Edge) -> str:
                 quals.append(SCOPE_NAMES[e.fence.scope])
             return f"Fence{sd}{e.src.value}{e.dst.value}" + "".join("." + q for q in quals)
         case EdgeKind.RF | EdgeKind.FR | EdgeKind.CO:
-            return str(e.kind.value) + ("e" if e.external else "i")
+            place = f".{SCOPE_NAMES[e.place]}" if e.place is not None else ""
+            return str(e.kind.value) + ("e" if e.external else "i") + place

@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
-from pisa_mm.events.kinds import Order
+from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.gen.edges import (
     COMMUNICATION,
     NO_ANNOT,
@@ -76,17 +76,11 @@ def _parse_edge(word: str, col: int, text: str) -> Edge | None:
             EdgeKind.DP, m[2] == "s", False, Dir.R, Dir(m[3]), dep=dep, text=word, span=span
         )
     if m := _COM.fullmatch(base):
-        if quals:
-            raise _error(
-                text,
-                col,
-                len(word),
-                f"{base} takes no qualifiers: orders, scopes and "
-                "spaces belong to events (write them between edges, e.g. `Rfe acq.gpu`)",
-            )
         kind = _COM_KINDS[m[1]]
         src, dst = _COM_DIRS[kind]
-        return Edge(kind, True, m[2] == "e", src, dst, text=word, span=span)
+        external = m[2] == "e"
+        place = _placement_qual(base, quals, external, col, text)
+        return Edge(kind, True, external, src, dst, text=word, span=span, place=place)
     if m := _FENCE.fullmatch(base):
         fence = _fence_quals(quals, word, col, text)
         fsrc = Dir(m[2]) if m[2] else None
@@ -95,6 +89,35 @@ def _parse_edge(word: str, col: int, text: str) -> Edge | None:
             EdgeKind.FENCE, m[1] == "s", False, fsrc, fdst, fence=fence, text=word, span=span
         )
     return None
+
+
+def _placement_qual(
+    base: str, quals: list[str], external: bool, col: int, text: str
+) -> Scope | None:
+    """`Rfe.wg`: the narrowest scope instance the edge's two threads share."""
+    if not quals:
+        return None
+    at = col + len(base) + 1
+    if not external:
+        raise _error(
+            text,
+            at,
+            len(quals[0]),
+            f"{base} is internal (one thread): only an external edge takes a placement qualifier",
+        )
+    bad = next((q for q in quals if q not in SCOPE_WORDS), None)
+    if len(quals) > 1 or bad is not None:
+        bad = bad if bad is not None else quals[1]
+        where = at + sum(len(q) + 1 for q in quals[: quals.index(bad)])
+        raise _error(
+            text,
+            where,
+            max(1, len(bad)),
+            f"{base} takes one placement qualifier, "
+            "the narrowest scope its two threads share (sg, wg, gpu or sys); orders, "
+            "scopes and spaces belong to events (e.g. `Rfe acq.gpu`)",
+        )
+    return SCOPE_WORDS[quals[0]]
 
 
 def _fence_quals(quals: list[str], word: str, col: int, text: str) -> FenceSpec:

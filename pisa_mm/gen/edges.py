@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope
@@ -96,19 +96,10 @@ class Edge:
     dep: DepKind | None = None
     text: str = ""
     span: Span | None = None
+    place: Scope | None = None  # external edges: the narrowest scope the two threads share
 
     def with_dirs(self, src: Dir, dst: Dir) -> Edge:
-        return Edge(
-            self.kind,
-            self.same_loc,
-            self.external,
-            src,
-            dst,
-            self.fence,
-            self.dep,
-            self.text,
-            self.span,
-        )
+        return replace(self, src=src, dst=dst)
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,13 @@ COHERENCE_FAMILIES: dict[str, str] = {
 }
 
 _RANK = {Dir.W: 0, Dir.R: 1}
+_LEVELS = {
+    Placement.SAME_SG: Scope.SG,
+    Placement.SAME_WG: Scope.WG,
+    Placement.DIFF_WG: Scope.GPU,
+    Placement.DIFF_GPU: Scope.SYS,
+    Placement.HOST: Scope.SYS,
+}
 
 
 def thread_starts(cycle: Cycle) -> list[int]:
@@ -166,6 +173,14 @@ def test_name(
         elif space is LocSpace.SHARED:
             name += "+shared"
     nthreads = len(tokens)
+    external = [e for e in cycle.edges if e.external]
+    if any(e.place is not None for e in external):
+        level = _LEVELS[params.placement]
+        levels = [e.place if e.place is not None else level for e in external]
+        if len(set(levels)) > 1:
+            return name + "+at." + ".".join(SCOPE_NAMES[lv] for lv in levels)
+        uniform = {v: k for k, v in _LEVELS.items() if k is not Placement.HOST}[levels[0]]
+        return name + ("" if uniform is Placement.DIFF_WG else f"+{uniform.value}")
     if params.placement is Placement.HOST:
         name += f"+host-P{params.host_thread}" if nthreads > 1 else "+host"
     elif params.placement is not Placement.DIFF_WG and nthreads > 1:

@@ -95,7 +95,9 @@ def test_undetermined_direction() -> None:
     ("text", "col", "needle"),
     [
         ("PodWW.gpu Rfe PodRR Fre", 1, "PodWW takes no qualifiers"),
-        ("PodWW Rfe.gpu PodRR Fre", 7, "Rfe takes no qualifiers"),
+        ("PodWW Rfe.acq PodRR Fre", 11, "Rfe takes one placement qualifier"),
+        ("PodWW Rfe.wg.gpu PodRR Fre", 14, "Rfe takes one placement qualifier"),
+        ("PodWR Fri.wg PodWR Fre", 11, "Fri is internal (one thread)"),
         ("FencedWW.bogus Rfe PodRR Fre", 10, "unknown fence qualifier 'bogus'"),
         ("PodWW rel.foo Rfe PodRR Fre", 11, "unknown event annotation 'foo'"),
         ("PodWW rel.acq Rfe PodRR Fre", 11, "order given twice"),

@@ -14,7 +14,7 @@ from pisa_mm.litmus import parse_test
 
 WORDS = [
     "PodWW", "PodWR", "PodRW", "PodRR", "PosWW", "PosWR", "PosRW", "PosRR",
-    "Rfe", "Rfi", "Fre", "Fri", "Coe", "Coi", "Wse",
+    "Rfe", "Rfi", "Fre", "Fri", "Coe", "Coi", "Wse", "Rfe.wg", "Fre.gpu", "Coe.sys", "Rfe.sg",
     "Fence", "FencedWW.sc", "FencesRR.acq.wg", "Fence.rel.global", "Fence.sg",
     "DpAddrdR", "DpAddrdW", "DpDatadW", "DpCtrldW", "DpCtrldR", "DpAddrsR",
     "rel", "acq.gpu", "sc.wg", "weak", "rlx", "xchg", "cas.acq", "add.rel.sys", "shared",

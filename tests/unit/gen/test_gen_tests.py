@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
 from pisa_mm.gen.build import Skip, build_test
 from pisa_mm.gen.canon import canonical_key
@@ -314,3 +315,31 @@ def test_every_shape_over_every_parameter_parses() -> None:
     _broad_sweep(list(SHAPES), fences=fences)
     rmw_orders = (OrderScheme.RLX, OrderScheme.ACQ_REL, OrderScheme.SC)
     _broad_sweep(list(SHAPES), rmw_orders, scopes=(Scope.GPU,), rmws=(None, *RmwKind))
+
+
+def test_placement_qualifiers_place_each_pair_of_threads() -> None:
+    test = build_test(parse_cycle("Rfe.wg PodRR Fre.gpu Rfe.gpu PodRR Fre.wg"), Params())
+    assert test.name == "IRIW+rlx+rlx-po-rlx+rlx+rlx-po-rlx+at.wg.gpu.gpu.wg"
+    text = render(test, "IRIW")
+    heads = [line for line in text.splitlines() if " @ " in line]
+    assert heads == ["P0 @ wg 0, sg 0 {", "P1 @ wg 0, sg 1 {", "P2 @ wg 1 {", "P3 @ wg 0, sg 2 {"]
+    assert "cycle = Rfe.wg PodRR Fre.gpu Rfe.gpu PodRR Fre.wg" in text
+    parse_test(text, "t.litmus", strict=True)
+    test = build_test(parse_cycle("PodWW Rfe.sys PodRW Rfe.gpu PodRR Fre.sys"), Params())
+    heads = [line for line in render(test, "s").splitlines() if " @ " in line]
+    assert heads == ["P0 @ wg 0 {", "P1 @ gpu 1, wg 0 {", "P2 @ gpu 1, wg 1 {"]
+
+
+def test_inconsistent_placement_qualifiers() -> None:
+    with pytest.raises(PisaMMError) as info:
+        build_test(parse_cycle("PodWW Rfe.wg PodRR Fre.gpu"), Params())
+    assert str(info.value).startswith(
+        "<cycle>:1:20: error: Fre.gpu joins P1 and P0 at scope gpu, but the cycle's other "
+        "placements put them at scope wg"
+    )
+    # completed by the sweep: a contradiction of --placements is a skip, not an error
+    with pytest.raises(Skip) as skip:
+        build_test(parse_cycle("PodWW Rfe.wg PodRR Fre"), Params(placement=Placement.DIFF_WG))
+    assert skip.value.reason.startswith("--placements diff-wg contradicts")
+    same = build_test(parse_cycle("PodWW Rfe.wg PodRR Fre"), Params(placement=Placement.SAME_WG))
+    assert same.name == "MP+rlx-po-rlx+rlx-po-rlx+same-wg"
