@@ -97,6 +97,9 @@ def _chosen(argv: Sequence[str]) -> str | None:
     return None
 
 
+_SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
+
+
 def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     """The parser with every subcommand; with `only`, the other subcommands are registered
     by name without importing their modules (start-up time)."""
@@ -120,6 +123,7 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
         if cmd is None:
             continue
         p = sub.add_parser(name, help=cmd.HELP, description=cmd.HELP)
+        _SUBPARSERS[name] = p
         # SUPPRESS: given before the subcommand, the top-level flag must survive
         p.add_argument(
             "--traceback",
@@ -140,7 +144,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     parser, commands = build_parser(_chosen(argv))
     try:
-        args = parser.parse_args(argv)
+        for word in argv:
+            if word.split("=", 1)[0] in HERD_OPTIONS:
+                parser.error(HERD_OPTIONS[word.split("=", 1)[0]])
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # reported by the subcommand's parser, whose options the hint knows
+            _SUBPARSERS.get(args.command, parser).error(
+                f"unrecognized arguments: {' '.join(extra)}"
+            )
     except SystemExit as exc:  # --help, --version, a usage error (2): argparse has printed
         return exc.code if isinstance(exc.code, int) else int(Exit.BAD_INPUT)
     try:
