@@ -74,7 +74,9 @@ def _lark() -> Lark:
     grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
     # keep_all_tokens: punctuation stays in the tree so that every node's span covers its
     # brackets, and a check's source text can be cut out exactly.
-    return Lark(grammar, parser="lalr", keep_all_tokens=True, propagate_positions=True)
+    return Lark(  # cache: lark keeps the built LALR tables in the temp dir (start-up time)
+        grammar, parser="lalr", keep_all_tokens=True, propagate_positions=True, cache=True
+    )
 
 
 def _blank_comments(source: str, filename: str) -> str:

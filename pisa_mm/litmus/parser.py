@@ -108,6 +108,7 @@ def _parser() -> lark.Lark:
         lexer="contextual",
         propagate_positions=True,
         start=["start", "prop"],
+        cache=True,  # lark keeps the built LALR tables in the temp dir, keyed by grammar hash
     )
 
 

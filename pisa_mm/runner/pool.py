@@ -9,9 +9,7 @@ imports and models already loaded.
 
 from __future__ import annotations
 
-import multiprocessing
 from collections.abc import Iterator, Sequence
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -60,6 +58,10 @@ def _init_worker() -> None:
 
 
 def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> Iterator[Record[T]]:
+    # imported here: a single in-process test never pays for them (start-up time)
+    import multiprocessing
+    from concurrent.futures import TimeoutError as FutureTimeout
+
     from pebble import ProcessExpired, ProcessPool
 
     kill_after = None if budget.timeout is None else budget.timeout + GRACE

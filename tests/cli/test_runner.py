@@ -96,13 +96,16 @@ def test_a_crash_is_an_internal_error_for_that_test_only(
     assert "1 internal error" in captured.out
 
 
+@pytest.mark.parametrize("jobs", ["in-process", "pool"])
 def test_memory_exhaustion_is_unknown_memory(
-    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch, jobs: str
 ) -> None:
-    test = write(tmp_path, "MP.litmus", MP.replace("PISA MP+rel+acq", "PISA Hog"))
+    test = write(tmp_path, "a/MP.litmus", MP.replace("PISA MP+rel+acq", "PISA Hog"))
+    if jobs == "pool":
+        write(tmp_path, "a/LB.litmus", LB)
     _engine_that("memory", "Hog", monkeypatch)
-    # in this process (one test, no timeout): the limit is lifted again afterwards
-    code = pisa_mm("run", str(test), "--engine", "explicit", "--max-memory", "256M")
+    # in this process (one test, no timeout), the limit is lifted again afterwards
+    code = pisa_mm("run", str(test.parent), "--engine", "explicit", "--max-memory", "256M")
     assert code == Exit.UNKNOWN
     assert "Unknown (memory: over 256 MiB)" in capsys.readouterr().out
     assert bytearray(512 << 20)  # the limit did not outlive the test
