@@ -8,6 +8,7 @@ from pathlib import Path
 from lark import Lark, Token, Tree
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
+from pisa_mm.cache import lark_cache
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -74,8 +75,12 @@ def _lark() -> Lark:
     grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
     # keep_all_tokens: punctuation stays in the tree so that every node's span covers its
     # brackets, and a check's source text can be cut out exactly.
-    return Lark(  # cache: lark keeps the built LALR tables in the temp dir (start-up time)
-        grammar, parser="lalr", keep_all_tokens=True, propagate_positions=True, cache=True
+    return Lark(  # cache: the LALR tables, rebuilt when the grammar changes (start-up time)
+        grammar,
+        parser="lalr",
+        keep_all_tokens=True,
+        propagate_positions=True,
+        cache=lark_cache("cat"),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from pisa_mm.cache import lark_cache
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.litmus import syntax as S
 
@@ -108,7 +109,7 @@ def _parser() -> lark.Lark:
         lexer="contextual",
         propagate_positions=True,
         start=["start", "prop"],
-        cache=True,  # lark keeps the built LALR tables in the temp dir, keyed by grammar hash
+        cache=lark_cache("litmus"),  # the LALR tables, rebuilt when the grammar changes
     )
 
 
