@@ -159,6 +159,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         with interruptible():
             return commands[args.command].main(args)
     except PisaMMError as exc:
+        if signum := _interrupted():
+            return 128 + signum
         print(exc.render(getattr(exc, "sources", None)), file=sys.stderr)
         return int(Exit.BAD_INPUT)
     except StdoutClosed:
@@ -170,19 +172,36 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(Exit.STDOUT_CLOSED)
     except OSError as exc:
         if exc.errno not in _OUTPUT_ERRNOS:
-            raise
+            return _internal_error(args.traceback)
         # writing stdout failed (a full disk): I/O, not a bug
         print(f"pisa-mm: error: cannot write the output: {exc.strerror} [io]", file=sys.stderr)
         return int(Exit.BAD_INPUT)
     except Exception:  # the last line of defence: never a bare traceback
-        if args.traceback:
-            traceback.print_exc()
-        else:
-            print(
-                "pisa-mm: internal error (this is a bug in pisa-mm; rerun with --traceback)",
-                file=sys.stderr,
-            )
-        return int(Exit.INTERNAL)
+        return _internal_error(args.traceback)
+
+
+def _interrupted() -> int:
+    """The signal that stopped the run (0: none), reported as `interrupted`: the exception
+    being handled is then the interrupt, disguised by the code it hit."""
+    from pisa_mm.runner import guard
+
+    if guard.received is None:
+        return 0
+    print("pisa-mm: interrupted", file=sys.stderr)
+    return guard.received
+
+
+def _internal_error(show_traceback: bool) -> int:
+    if signum := _interrupted():
+        return 128 + signum
+    if show_traceback:
+        traceback.print_exc()
+    else:
+        print(
+            "pisa-mm: internal error (this is a bug in pisa-mm; rerun with --traceback)",
+            file=sys.stderr,
+        )
+    return 3
 
 
 if __name__ == "__main__":

@@ -21,7 +21,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
 
-__all__ = ["Interrupted", "OutOfTime", "interrupt_solvers", "interruptible", "limited"]
+__all__ = [
+    "Interrupted",
+    "OutOfTime",
+    "check_interrupted",
+    "interrupt_solvers",
+    "interruptible",
+    "limited",
+]
 
 _SOLVER = "pisa_mm.smt.solver"
 
@@ -75,8 +82,23 @@ def _ensure_watcher() -> None:
     _watcher_pid = os.getpid()
 
 
+# The signal that interrupted the run, if any. Code between the handler and the command
+# may wrap the exception (ctypes turns an exception raised while it converts arguments into
+# an ArgumentError); whoever catches a broad Exception asks `check_interrupted` first.
+received: int | None = None
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    global received
+    received = signum
     raise Interrupted(signum)
+
+
+def check_interrupted() -> None:
+    """Raise Interrupted again if a signal arrived: the exception being handled may be the
+    interrupt in disguise."""
+    if received is not None:
+        raise Interrupted(received)
 
 
 @contextmanager
@@ -85,6 +107,8 @@ def interruptible() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    global received
+    received = None
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     _ensure_watcher()
     for s in previous:

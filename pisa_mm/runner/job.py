@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 from pisa_mm.engines import DEFAULT_UNROLL, EngineOptions, get_engine
 from pisa_mm.errors import PisaMMError
 from pisa_mm.runner.budget import Budget
-from pisa_mm.runner.guard import OutOfTime, limited
+from pisa_mm.runner.guard import OutOfTime, check_interrupted, limited
 
 if TYPE_CHECKING:
     from pisa_mm.cat.syntax import Model
@@ -228,6 +228,7 @@ def under_budget(budget: Budget, work: Callable[[], T]) -> T:
     except OutOfTime:
         raise Spent(Status.TIMEOUT, f"timeout: over {budget.timeout:g} s") from None
     except Exception as exc:
+        check_interrupted()
         if _out_of_memory(exc):
             limit = (budget.max_memory or 0) >> 20
             raise Spent(Status.MEMORY, f"memory: over {limit} MiB") from None
@@ -245,10 +246,13 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
 
     try:
         value = under_budget(budget, work)
+        check_interrupted()  # an interrupt that the task's code caught and disguised
         return _record(job, box[0], value)
     except Spent as spent:
+        check_interrupted()
         return _spent(job, box[0] if box else None, spent.status, spent.message)
     except Exception:
+        check_interrupted()
         return Record(job.path, Status.CRASH, message=traceback.format_exc())
 
 
