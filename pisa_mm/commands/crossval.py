@@ -87,6 +87,10 @@ class CrossvalTask:
     model: str
     axiom: str
 
+    def warm(self) -> None:
+        cached_model(self.model)
+        machine_model()
+
     def __call__(self, loaded: Loaded) -> tuple[TestResult, TestResult, Comparison] | None:
         results = run_engines(loaded, cached_model(self.model), [self.axiom, ENGINE])
         if loaded.error is not None or loaded.test is None:

@@ -151,7 +151,10 @@ def cached_model(spec: str) -> Model:
 class Task(Protocol[T_co]):
     """A command's work on one loaded test; it must be picklable (a frozen dataclass at
     module level) and return a picklable value. A PisaMMError it records on `loaded.error`
-    makes the test bad input."""
+    makes the test bad input. `warm` loads what every test shares (models, engines) once
+    per process, outside any test's budget."""
+
+    def warm(self) -> None: ...
 
     def __call__(self, loaded: Loaded) -> T_co: ...
 
@@ -162,6 +165,12 @@ class EngineTask:
 
     models: tuple[str, ...]
     engines: tuple[str, ...]
+
+    def warm(self) -> None:
+        for spec in self.models:
+            cached_model(spec)
+        for name in self.engines:
+            get_engine(name)
 
     def __call__(self, loaded: Loaded) -> tuple[tuple[TestResult, ...], ...]:
         out = []
@@ -245,6 +254,10 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
         return job.task(loaded) if loaded.error is None else None
 
     try:
+        try:
+            job.task.warm()
+        except PisaMMError as exc:  # e.g. a model file missing on a Dask worker
+            return Record(job.path, Status.BAD_INPUT, message=exc.render())
         value = under_budget(budget, work)
         check_interrupted()  # an interrupt that the task's code caught and disguised
         return _record(job, box[0], value)
