@@ -178,3 +178,34 @@ def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     assert time.monotonic() - start < 10
     assert done.returncode == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in done.stderr
+
+
+def test_a_full_disk_on_stdout_is_an_io_error(tmp_path: Path) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*PISA_MM, "run", str(test), "--engine", "explicit"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 2
+    assert "cannot write the output: No space left on device [io]" in done.stderr
+
+
+def test_dask_enforces_the_timeout(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    hard, easy = _hard(tmp_path), write(tmp_path, "MP.litmus", MP)
+    with distributed.LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        done = subprocess.run(
+            [*PISA_MM, "run", str(hard), str(easy), "--timeout", "2", "--dask", address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 4, done.stderr
+    assert f"Test {hard}\nUnknown (timeout: over 2 s)\n" in done.stdout
+    assert "Observation MP+rel+acq Never 0 3" in done.stdout
