@@ -263,7 +263,8 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
         return _record(job, box[0], value)
     except Spent as spent:
         check_interrupted()
-        return _spent(job, box[0] if box else None, spent.status, spent.message)
+        # no name: where the budget ran out (before or after parsing) must not show
+        return Record(job.path, spent.status, message=spent.message)
     except Exception:
         check_interrupted()
         return Record(job.path, Status.CRASH, message=traceback.format_exc())
@@ -278,8 +279,3 @@ def _record(job: Job[T], loaded: Loaded, value: T | None) -> Record[T]:
         return Record(job.path, Status.BAD_INPUT, None, render_error(loaded), name, warnings)
     return Record(job.path, Status.DONE, value, "", name, warnings, metadata)
 
-
-def _spent(job: Job[T], loaded: Loaded | None, status: Status, message: str) -> Record[T]:
-    test = loaded.test if loaded is not None else None
-    name = test.name if test is not None else None
-    return Record(job.path, status, None, message, name)
