@@ -17,6 +17,7 @@ import resource
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -147,6 +148,8 @@ class _Deadline:
     """A timer that, once, interrupts Z3 and raises OutOfTime in the guarded thread."""
 
     def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.start = time.monotonic()
         self.thread = threading.get_ident()
         self.lock = threading.Lock()
         self.active = True
@@ -169,6 +172,8 @@ class _Deadline:
         if self.fired:
             # not yet delivered if the work ended just then: withdraw it, then report it
             _set_async_exc(self.thread, ctypes.py_object())
+        if self.fired or time.monotonic() - self.start >= self.seconds:
+            # also when the timer had no chance to run: over the budget is over the budget
             raise OutOfTime
 
 

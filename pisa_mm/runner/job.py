@@ -278,4 +278,3 @@ def _record(job: Job[T], loaded: Loaded, value: T | None) -> Record[T]:
     if loaded.error is not None:
         return Record(job.path, Status.BAD_INPUT, None, render_error(loaded), name, warnings)
     return Record(job.path, Status.DONE, value, "", name, warnings, metadata)
-
