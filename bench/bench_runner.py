@@ -82,17 +82,18 @@ def shapes() -> dict[str, str]:
 
 def _pisa_mm(src: Path, *argv: str) -> float:
     """Wall seconds of one `pisa-mm` run from the source tree `src` (which must succeed:
-    a bad generated test would make the throughput a lie)."""
+    a bad generated test would make the throughput a lie). `-P`: the current directory
+    must not shadow `src`."""
     env = dict(os.environ, PYTHONPATH=str(src))
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "pisa_mm.cli", *argv], env=env, check=True,
+    subprocess.run([sys.executable, "-P", "-m", "pisa_mm.cli", *argv], env=env, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     return time.perf_counter() - start
 
 
 def _supports(src: Path, option: str) -> bool:
     env = dict(os.environ, PYTHONPATH=str(src))
-    out = subprocess.run([sys.executable, "-m", "pisa_mm.cli", "run", "--help"], env=env,
+    out = subprocess.run([sys.executable, "-P", "-m", "pisa_mm.cli", "run", "--help"], env=env,
                          capture_output=True, text=True, check=False)  # fmt: skip
     return option in out.stdout
 
