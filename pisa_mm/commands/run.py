@@ -274,9 +274,12 @@ def make_reporters(args: argparse.Namespace, console: Console) -> list[Reporter]
 
 
 def main(args: argparse.Namespace) -> int:
+    from pisa_mm.outcomes.expectations import expected_path
+
     files = collect_tests(args.tests)
-    check_outputs([args.json, args.junit], files)
     model = cached_model(args.model)
+    # the expectation files are inputs too
+    check_outputs([args.json, args.junit], [*files, *(expected_path(f, model.name) for f in files)])
     engines = engine_names(args.engine, model)
     if args.check and args.unroll is not None:
         raise PisaMMError.at(
