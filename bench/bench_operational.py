@@ -13,19 +13,16 @@ process so that a run over budget (60 s; 10 s with --quick) can be stopped.
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from families import _test, iriw, mp_chain, sb_ring  # noqa: E402
+from common import ROOT, fmt, parse_args, timed
+from families import _test, iriw, mp_chain, sb_ring
 
 ENGINES = ("operational", "explicit")
 
@@ -67,7 +64,7 @@ FAMILIES: dict[str, tuple[Callable[[int], str], range]] = {
 }
 
 
-def _run(engine: str, text: str, name: str) -> tuple[float, Any, int]:
+def _run(engine: str, text: str, name: str) -> tuple[float, Any]:
     from pisa_mm.commands.run import test_unroll
     from pisa_mm.engines import EngineOptions, get_engine
     from pisa_mm.events.build import build
@@ -83,32 +80,7 @@ def _run(engine: str, text: str, name: str) -> tuple[float, Any, int]:
     seconds = time.perf_counter() - start
     states = machine_outcomes(test, es.unroll).states if engine == "operational" else 0
     flags = tuple(sorted(f.name for f in result.flags))
-    return seconds, (result.states, flags, result.cut), states
-
-
-def _child(engine: str, text: str, name: str, conn: Any) -> None:
-    conn.send(_run(engine, text, name))
-
-
-def timed(engine: str, text: str, name: str, budget: float) -> tuple[float | None, Any, int]:
-    """(seconds, comparable result, machine states), or (None, None, 0) when over budget."""
-    parent, child = mp.Pipe(duplex=False)
-    proc = mp.Process(target=_child, args=(engine, text, name, child), daemon=True)
-    proc.start()
-    child.close()
-    if parent.poll(budget + 5.0):  # the child's import time is not charged
-        seconds, result, states = parent.recv()
-        proc.join()
-        if seconds <= budget:
-            return seconds, result, states
-        return None, None, 0
-    proc.kill()
-    proc.join()
-    return None, None, 0
-
-
-def _fmt(t: float | None) -> str:
-    return "   over" if t is None else f"{t:7.2f}"
+    return seconds, ((result.states, flags, result.cut), states)
 
 
 def bench_suite() -> None:
@@ -167,7 +139,8 @@ def bench_families(names: list[str], budget: float) -> None:
                 if engine not in live:
                     times[engine] = None
                     continue
-                times[engine], result, n = timed(engine, text, f"{name}-{size}", budget)
+                times[engine], got = timed(_run, (engine, text, f"{name}-{size}"), budget)
+                result, n = got if got is not None else (None, 0)
                 states = max(states, n)
                 if result is not None:
                     results[engine] = result
@@ -180,21 +153,11 @@ def bench_families(names: list[str], budget: float) -> None:
                 if len(results) < 2
                 else ("yes" if results["operational"] == results["explicit"] else "NO")
             )
-            print(f"{name:14} {size:>4} {_fmt(o)} {_fmt(e):>8} {ratio} {states:>7}  {agree}")
+            print(f"{name:14} {size:>4} {fmt(o, 7)} {fmt(e, 7):>8} {ratio} {states:>7}  {agree}")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="10 s budget per run")
-    parser.add_argument("--budget", type=float, help="seconds per run (default 60, quick 10)")
-    parser.add_argument("--families", help="comma-separated subset of: " + ",".join(FAMILIES))
-    parser.add_argument("--no-suite", action="store_true", help="skip the litmus suite")
-    args = parser.parse_args()
-    budget = args.budget or (10.0 if args.quick else 60.0)
-    names = args.families.split(",") if args.families else list(FAMILIES)
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown:
-        parser.error(f"unknown families: {', '.join(unknown)}")
+    args, budget, names = parse_args(__doc__ or "", FAMILIES)
     if not args.no_suite:
         bench_suite()
     bench_families(names, budget)

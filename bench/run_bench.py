@@ -10,18 +10,15 @@ process so that a run over budget can be stopped.
 
 from __future__ import annotations
 
-import argparse
-import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from families import FAMILIES, storers  # noqa: E402
+from common import ROOT, fmt, parse_args, timed
+from families import FAMILIES, storers
 
 ENGINES = ("smt", "explicit")
 
@@ -36,7 +33,7 @@ def _load(text: str, name: str) -> tuple[Any, Any, Any]:
     return test, build(test, unroll=test_unroll(test, None)), load_model("pisa")
 
 
-def _child(engine: str, text: str, name: str, conn: Any) -> None:
+def _run(engine: str, text: str, name: str) -> tuple[float, Any]:
     from pisa_mm.engines import EngineOptions, get_engine
 
     test, es, model = _load(text, name)
@@ -45,28 +42,7 @@ def _child(engine: str, text: str, name: str, conn: Any) -> None:
     result = run(test, es, model, EngineOptions(unroll=es.unroll))
     seconds = time.perf_counter() - start
     flags = tuple(sorted(f.name for f in result.flags))
-    conn.send((seconds, (result.states, result.verdict.value, flags, result.cut)))
-
-
-def timed(engine: str, text: str, name: str, budget: float) -> tuple[float | None, Any]:
-    """(seconds, comparable result), or (None, None) when over budget."""
-    parent, child = mp.Pipe(duplex=False)
-    proc = mp.Process(target=_child, args=(engine, text, name, child), daemon=True)
-    proc.start()
-    child.close()
-    if parent.poll(budget + 5.0):  # the child's import time is not charged
-        seconds, result = parent.recv()
-        proc.join()
-        if seconds <= budget:
-            return seconds, result
-        return None, None
-    proc.kill()
-    proc.join()
-    return None, None
-
-
-def _fmt(t: float | None) -> str:
-    return "  over" if t is None else f"{t:6.2f}"
+    return seconds, (result.states, result.verdict.value, flags, result.cut)
 
 
 def bench_suite() -> None:
@@ -116,7 +92,7 @@ def bench_families(names: list[str], budget: float) -> None:
                 if engine not in live:
                     times[engine] = None
                     continue
-                times[engine], result = timed(engine, text, f"{name}-{size}", budget)
+                times[engine], result = timed(_run, (engine, text, f"{name}-{size}"), budget)
                 if result is not None:
                     results[engine] = result
                 if times[engine] is None:
@@ -130,7 +106,7 @@ def bench_families(names: list[str], budget: float) -> None:
                 if len(results) < 2
                 else ("yes" if results["smt"] == results["explicit"] else "NO")
             )
-            print(f"{name:10} {size:>4} {_fmt(s)} {_fmt(e):>8} {ratio}  {agree}")  # fmt: skip
+            print(f"{name:10} {size:>4} {fmt(s)} {fmt(e):>8} {ratio}  {agree}")  # fmt: skip
         print(f"{name:10} largest within budget: smt {largest['smt']}, "
               f"explicit {largest['explicit']}")  # fmt: skip
 
@@ -153,17 +129,7 @@ def bench_targets() -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="10 s budget per run")
-    parser.add_argument("--budget", type=float, help="seconds per run (default 60, quick 10)")
-    parser.add_argument("--families", help="comma-separated subset of: " + ",".join(FAMILIES))
-    parser.add_argument("--no-suite", action="store_true", help="skip the litmus suite")
-    args = parser.parse_args()
-    budget = args.budget or (10.0 if args.quick else 60.0)
-    names = args.families.split(",") if args.families else list(FAMILIES)
-    unknown = [n for n in names if n not in FAMILIES]
-    if unknown:
-        parser.error(f"unknown families: {', '.join(unknown)}")
+    args, budget, names = parse_args(__doc__ or "", FAMILIES)
     if not args.no_suite:
         bench_suite()
     bench_targets()

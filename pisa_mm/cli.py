@@ -3,17 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import difflib
+import errno
 import importlib
 import sys
 import traceback
 from collections.abc import Sequence
-from typing import Protocol, cast
+from typing import NoReturn, Protocol, cast
 
 from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
+# To add one, add its name here; only the chosen subcommand's module is imported.
 SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote", "gen")
+
+# herd7 options that have no pisa-mm counterpart: what to do instead.
+HERD_OPTIONS = {
+    "-variant": "pisa-mm has no -variant: a model variant is a model of its own, chosen with "
+    "--model (pisa-rc11, pisa-samescope, pisa-ownspace)",
+    "-through": "pisa-mm has no -through: every check of the model is applied; to drop one, "
+    "run a copy of the model without it (--model FILE.cat)",
+    "-skipcheck": "pisa-mm has no -skipcheck: every check of the model is applied; to drop "
+    "one, run a copy of the model without it (--model FILE.cat)",
+}
+
+
+# Errors of a failed write to stdout (a full disk, a lost terminal): I/O, not a bug.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, errno.EFBIG})
 
 
 class Command(Protocol):
@@ -22,6 +39,44 @@ class Command(Protocol):
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def main(self, args: argparse.Namespace) -> int: ...
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with suggestions for the options and habits of herd users."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = _hint(self, message)
+        if hint:
+            message = f"{message}\n{hint}"
+        super().error(message)
+
+
+def _options(parser: argparse.ArgumentParser) -> list[str]:
+    return [o for a in parser._actions for o in a.option_strings]
+
+
+def _hint(parser: argparse.ArgumentParser, message: str) -> str:
+    if message.startswith("unrecognized arguments:"):
+        hints = []
+        for word in message.split(":", 1)[1].split():
+            option = word.split("=", 1)[0]
+            if not option.startswith("-"):
+                continue
+            known = _options(parser)
+            if option in HERD_OPTIONS:
+                hints.append(HERD_OPTIONS[option])
+            elif not option.startswith("--") and f"-{option}" in known:
+                hints.append(f"did you mean -{option}?")
+            elif close := difflib.get_close_matches(option, known, n=1):
+                hints.append(f"did you mean {close[0]}?")
+        return "\n".join(hints)
+    if "invalid choice:" in message and "argument COMMAND" in message:
+        word = message.split("invalid choice:", 1)[1].split("'")[1]
+        if word.endswith(".litmus") or "/" in word:
+            return f"did you mean: pisa-mm run {word}"
+        if close := difflib.get_close_matches(word, SUBCOMMANDS, n=1):
+            return f"did you mean: pisa-mm {close[0]}"
+    return ""
 
 
 def _load(name: str) -> Command | None:
@@ -34,8 +89,21 @@ def _load(name: str) -> Command | None:
     return cast(Command, module)
 
 
-def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
-    parser = argparse.ArgumentParser(
+def _chosen(argv: Sequence[str]) -> str | None:
+    """The subcommand named on the command line (the first word that is not an option)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word if word in SUBCOMMANDS else None
+    return None
+
+
+_SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
+
+
+def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    """The parser with every subcommand; with `only`, the other subcommands are registered
+    by name without importing their modules (start-up time)."""
+    parser = _Parser(
         prog="pisa-mm",
         description="Memory-model checker for Intel's Portable ISA (PISA) litmus tests.",
     )
@@ -43,15 +111,25 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
     parser.add_argument(
         "--traceback", action="store_true", help="show Python tracebacks (for debugging pisa-mm)"
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    sub = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
+    )
     commands: dict[str, Command] = {}
     for name in SUBCOMMANDS:
+        if only is not None and name != only:
+            sub.add_parser(name)
+            continue
         cmd = _load(name)
         if cmd is None:
             continue
         p = sub.add_parser(name, help=cmd.HELP, description=cmd.HELP)
+        _SUBPARSERS[name] = p
+        # SUPPRESS: given before the subcommand, the top-level flag must survive
         p.add_argument(
-            "--traceback", action="store_true", help="show Python tracebacks (for debugging)"
+            "--traceback",
+            action="store_true",
+            default=argparse.SUPPRESS,
+            help="show Python tracebacks (for debugging)",
         )
         cmd.add_arguments(p)
         commands[name] = cmd
@@ -59,25 +137,71 @@ def build_parser() -> tuple[argparse.ArgumentParser, dict[str, Command]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, commands = build_parser()
-    args = parser.parse_args(argv)
+    from pisa_mm.runner.console import StdoutClosed
+    from pisa_mm.runner.guard import Interrupted, interruptible
+    from pisa_mm.runner.outcome import Exit
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser, commands = build_parser(_chosen(argv))
     try:
-        return commands[args.command].main(args)
-    except PisaMMError as exc:
-        print(exc.render(getattr(exc, "sources", None)), file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("pisa-mm: interrupted", file=sys.stderr)
-        return 130
-    except Exception:  # the last line of defence: never a bare traceback
-        if args.traceback:
-            traceback.print_exc()
-        else:
-            print(
-                "pisa-mm: internal error (this is a bug in pisa-mm; rerun with --traceback)",
-                file=sys.stderr,
+        for word in argv:
+            if word.split("=", 1)[0] in HERD_OPTIONS:
+                parser.error(HERD_OPTIONS[word.split("=", 1)[0]])
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # reported by the subcommand's parser, whose options the hint knows
+            _SUBPARSERS.get(args.command, parser).error(
+                f"unrecognized arguments: {' '.join(extra)}"
             )
-        return 3
+    except SystemExit as exc:  # --help, --version, a usage error (2): argparse has printed
+        return exc.code if isinstance(exc.code, int) else int(Exit.BAD_INPUT)
+    try:
+        with interruptible():
+            return commands[args.command].main(args)
+    except PisaMMError as exc:
+        if signum := _interrupted():
+            return 128 + signum
+        print(exc.render(getattr(exc, "sources", None)), file=sys.stderr)
+        return int(Exit.BAD_INPUT)
+    except StdoutClosed:
+        return int(Exit.STDOUT_CLOSED)
+    except (Interrupted, KeyboardInterrupt) as exc:
+        print("pisa-mm: interrupted", file=sys.stderr)
+        return exc.exit_code if isinstance(exc, Interrupted) else int(Exit.SIGINT)
+    except BrokenPipeError:
+        return int(Exit.STDOUT_CLOSED)
+    except OSError as exc:
+        if exc.errno not in _OUTPUT_ERRNOS:
+            return _internal_error(args.traceback)
+        # writing stdout failed (a full disk): I/O, not a bug
+        print(f"pisa-mm: error: cannot write the output: {exc.strerror} [io]", file=sys.stderr)
+        return int(Exit.BAD_INPUT)
+    except Exception:  # the last line of defence: never a bare traceback
+        return _internal_error(args.traceback)
+
+
+def _interrupted() -> int:
+    """The signal that stopped the run (0: none), reported as `interrupted`: the exception
+    being handled is then the interrupt, disguised by the code it hit."""
+    from pisa_mm.runner import guard
+
+    if guard.received is None:
+        return 0
+    print("pisa-mm: interrupted", file=sys.stderr)
+    return guard.received
+
+
+def _internal_error(show_traceback: bool) -> int:
+    if signum := _interrupted():
+        return 128 + signum
+    if show_traceback:
+        traceback.print_exc()
+    else:
+        print(
+            "pisa-mm: internal error (this is a bug in pisa-mm; rerun with --traceback)",
+            file=sys.stderr,
+        )
+    return 3
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from pathlib import Path
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
+from pisa_mm.cache import lark_cache
 from pisa_mm.cat.elaborate import KEYWORDS, File, Scope, elaborate, title_of
 from pisa_mm.cat.syntax import CatFile
 from pisa_mm.errors import PisaMMError, Span
@@ -131,7 +132,13 @@ def _lark() -> Lark:
     grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
     # keep_all_tokens: punctuation stays in the tree so that every node's span covers its
     # brackets, and a check's source text can be cut out exactly.
-    return Lark(grammar, parser="lalr", keep_all_tokens=True, propagate_positions=True)
+    return Lark(  # cache: the LALR tables, rebuilt when the grammar changes (start-up time)
+        grammar,
+        parser="lalr",
+        keep_all_tokens=True,
+        propagate_positions=True,
+        cache=lark_cache("cat"),
+    )
 
 
 def _blank_comments(source: str, filename: str) -> str:

@@ -12,21 +12,22 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import (
-    Loaded,
     add_model_argument,
     add_selection_arguments,
     collect_tests,
-    load,
-    progress,
-    render_error,
-    run_engines,
+    crash_message,
+    print_warnings,
+    run_tests,
 )
 from pisa_mm.engines import default_engine
 from pisa_mm.operational.engine import ENGINE
 from pisa_mm.operational.relation import Comparison, classify, machine_model
 from pisa_mm.outcomes.model import TestResult
+from pisa_mm.runner.console import Console as Streams
+from pisa_mm.runner.job import Loaded, Status, cached_model, run_engines
+from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.outcome import Exit, worst
 
 HELP = "cross-validate the operational machine against the axiomatic engine"
 
@@ -34,6 +35,7 @@ HELP = "cross-validate the operational machine against the axiomatic engine"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     add_model_argument(parser)
+    add_pool_arguments(parser)
 
 
 @dataclass
@@ -44,6 +46,7 @@ class _Row:
     machine: TestResult | None = None
     comparison: Comparison | None = None
     error: str | None = None
+    crashed: bool = False
 
 
 def _states(r: TestResult | None) -> str:
@@ -77,27 +80,65 @@ def _po_rf(loaded: Loaded, axiom: str) -> Callable[[], TestResult]:
     return compute
 
 
+@dataclass(frozen=True, slots=True)
+class CrossvalTask:
+    """The axiomatic and the machine's results on one test, and how they relate."""
+
+    model: str
+    axiom: str
+    model_path: tuple[str, ...] = ()
+
+    def warm(self) -> None:
+        cached_model(self.model, self.model_path)
+        machine_model()
+
+    def __call__(self, loaded: Loaded) -> tuple[TestResult, TestResult, Comparison] | None:
+        results = run_engines(
+            loaded, cached_model(self.model, self.model_path), [self.axiom, ENGINE]
+        )
+        if loaded.error is not None or loaded.test is None:
+            return None
+        ax, op = results
+        return ax, op, classify(loaded.test, op, ax, _po_rf(loaded, self.axiom))
+
+
 def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
-    model = load_model(args.model, search_path=args.model_path)
+    model = cached_model(args.model, tuple(args.model_path))
     axiom = default_engine()
     rows: list[_Row] = []
-    with progress(len(files), "cross-validating") as advance:
-        for path in files:
-            loaded = load(path, unroll=args.unroll, strict=args.strict)
-            results = run_engines(loaded, model, [axiom, ENGINE])
-            advance()
-            if loaded.error is not None or loaded.test is None:
-                rows.append(_Row(path, path, error=render_error(loaded)))
-                continue
-            ax, op = results
-            row = _Row(path, loaded.test.name, ax, op)
-
-            row.comparison = classify(loaded.test, op, ax, _po_rf(loaded, axiom))
-            rows.append(row)
+    console = Streams(len(files), "cross-validating")
+    task = CrossvalTask(args.model, axiom, tuple(args.model_path))
+    records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
+    try:
+        for i, record in enumerate(records):
+            console.progress(i + 1, "", record.path)
+            print_warnings(console, record)
+            if record.status is Status.DONE and record.value is not None:
+                ax, op, comparison = record.value
+                rows.append(_Row(record.path, record.label, ax, op, comparison))
+            elif record.status is Status.CRASH:
+                rows.append(
+                    _Row(record.path, record.label, error=crash_message(record, args), crashed=True)
+                )
+            elif record.status.unknown:
+                rows.append(_Row(record.path, record.label, error=f"Unknown ({record.message})"))
+            else:
+                rows.append(_Row(record.path, record.label, error=record.message))
+    finally:
+        console.close()
     _print(rows, model.name, axiom)
-    bad = [r for r in rows if r.error is not None or (r.comparison and not r.comparison.ok)]
-    return 1 if bad else 0
+    codes = [Exit.OK]
+    for r in rows:
+        if r.crashed:
+            codes.append(Exit.INTERNAL)
+        elif r.error is not None and r.error.startswith("Unknown ("):
+            codes.append(Exit.UNKNOWN)
+        elif r.error is not None:
+            codes.append(Exit.BAD_INPUT)
+        elif r.comparison is not None and not r.comparison.ok:
+            codes.append(Exit.NEGATIVE)
+    return int(worst(codes))
 
 
 def _print(rows: list[_Row], model: str, axiom: str) -> None:

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import (
     add_engine_argument,
     add_selection_arguments,
     collect_tests,
+    crash_message,
     engine_names,
-    load,
-    progress,
-    render_error,
-    run_engines,
+    print_warnings,
+    run_tests,
 )
 from pisa_mm.errors import PisaMMError
 from pisa_mm.outcomes.expectations import compare, from_result
+from pisa_mm.outcomes.model import Verdict
+from pisa_mm.runner.console import Console
+from pisa_mm.runner.job import EngineTask, Status, cached_model
+from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.outcome import Exit, worst
 
 HELP = "list the tests whose verdict, states or flags differ between two models"
 
@@ -27,12 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("new", metavar="NEW", help="the model after: a .cat file or a name")
     add_selection_arguments(parser)
     add_engine_argument(parser)
+    add_pool_arguments(parser)
 
 
 def main(args: argparse.Namespace) -> int:
-    """Exit 0 whatever changed (the list is the answer); 2 for bad input."""
+    """Exit 0 whatever changed (the list is the answer); 4 when a test is unknown on either
+    side; 2 for bad input; 3 for an internal error."""
     files = collect_tests(args.tests)
-    old, new = load_model(args.old), load_model(args.new)
+    old = cached_model(args.old)
+    cached_model(args.new)  # a bad model is an error before any test runs
     if args.engine == "operational":
         raise PisaMMError.at(
             None, "diff compares two cat models; the operational machine reads none "
@@ -40,17 +45,40 @@ def main(args: argparse.Namespace) -> int:
         )  # fmt: skip
     # `all` means the engines that read the models
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
-    changed = errors = 0
+    changed = errors = unknown = crashed = 0
     names = (f"old ({args.old})", f"new ({args.new})")
-    with progress(len(files), "comparing") as advance:
-        for path in files:
-            loaded = load(path, unroll=args.unroll, strict=args.strict)
-            old_results = run_engines(loaded, old, engines, timeout=args.timeout)
-            new_results = run_engines(loaded, new, engines, timeout=args.timeout)
-            advance()
-            if loaded.error is not None:
+    console = Console(len(files), "comparing")
+    task = EngineTask((args.old, args.new), engines)
+    records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
+    try:
+        for i, record in enumerate(records):
+            console.progress(i + 1, f"{changed} changed", record.path)
+            print_warnings(console, record)
+            if record.status is Status.BAD_INPUT:
                 errors += 1
-                print(render_error(loaded), file=sys.stderr)
+                console.err(record.message)
+                continue
+            if record.status is Status.CRASH:
+                crashed += 1
+                console.err(crash_message(record, args))
+                continue
+            if record.status.unknown or not record.value:
+                unknown += 1
+                console.out(f"UNKNOWN {record.label} ({record.path}): {record.message}\n")
+                continue
+            old_results, new_results = record.value
+            gave_up = [
+                side
+                for side, results in zip(names, record.value, strict=True)
+                if any(r.verdict is Verdict.UNKNOWN for r in results)
+            ]
+            if gave_up:
+                # an unknown side can hide any change: never "unchanged"
+                unknown += 1
+                console.out(
+                    f"UNKNOWN {record.label} ({record.path}): the solver gave up under "
+                    f"{' and '.join(gave_up)}\n"
+                )
                 continue
             lines: list[str] = []
             for a, b in zip(old_results, new_results, strict=True):
@@ -58,13 +86,26 @@ def main(args: argparse.Namespace) -> int:
                 lines.extend(prefix + d for d in compare(from_result(a), from_result(b), names))
             if lines:
                 changed += 1
-                test = old_results[0].name
-                print(f"CHANGED {test} ({path})")
-                for line in lines:
-                    print(f"  {line}")
-    print(
-        f"{len(files)} tests, {changed} changed, {len(files) - changed - errors} unchanged"
+                console.out(
+                    f"CHANGED {old_results[0].name} ({record.path})\n"
+                    + "".join(f"  {line}\n" for line in lines)
+                )
+    finally:
+        console.close()
+    unchanged = len(files) - changed - errors - unknown - crashed
+    console.out(
+        f"{len(files)} tests, {changed} changed, {unchanged} unchanged"
+        + (f", {unknown} unknown" if unknown else "")
         + (f", {errors} bad input" if errors else "")
-        + f" ({', '.join(engines)}: {args.old} -> {args.new})"
+        + (f", {crashed} internal errors" if crashed else "")
+        + f" ({', '.join(engines)}: {args.old} -> {args.new})\n"
     )
-    return 2 if errors else 0
+    return int(
+        worst(
+            [
+                Exit.INTERNAL if crashed else Exit.OK,
+                Exit.BAD_INPUT if errors else Exit.OK,
+                Exit.UNKNOWN if unknown else Exit.OK,
+            ]
+        )
+    )

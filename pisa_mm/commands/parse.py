@@ -15,7 +15,12 @@ HELP = "parse litmus tests and print their event structures (events, paths, rela
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("tests", nargs="+", metavar="TEST", help="litmus files")
+    parser.add_argument(
+        "tests",
+        nargs="+",
+        metavar="TEST_OR_DIR",
+        help="litmus files, or directories searched recursively for *.litmus",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON list of structures")
     parser.add_argument(
         "--unroll",
@@ -50,7 +55,9 @@ def main(args: argparse.Namespace) -> int:
         raise PisaMMError.at(None, f"--unroll must be at least 0, not {args.unroll}", "usage")
     rich = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     docs = []
-    for path in args.tests:
+    from pisa_mm.commands.run import collect_tests
+
+    for path in collect_tests(args.tests):
         test = load_test(path, strict=args.strict)
         for warning in test.warnings:
             print(warning, file=sys.stderr)

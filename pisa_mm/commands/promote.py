@@ -4,22 +4,24 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 
-from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import (
     add_engine_argument,
     add_model_argument,
     collect_tests,
+    crash_message,
     disagreements,
     engine_names,
-    load,
-    progress,
-    render_error,
-    run_engines,
+    print_warnings,
+    run_tests,
 )
-from pisa_mm.errors import PisaMMError
 from pisa_mm.outcomes.expectations import expected_path, render_expectation
+from pisa_mm.outcomes.model import Verdict
+from pisa_mm.runner.console import Console
+from pisa_mm.runner.files import write_atomic
+from pisa_mm.runner.job import EngineTask, Status, cached_model
+from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.outcome import Exit, worst
 
 HELP = "record the current results of litmus tests as their expectations (X.litmus.expected)"
 
@@ -33,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add_model_argument(parser)
     add_engine_argument(parser)
+    add_pool_arguments(parser)
     parser.add_argument(
         "--strict",
         action="store_true",
@@ -40,38 +43,48 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _write(path: str, text: str) -> None:
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise PisaMMError.at(None, f"cannot write {path}: {exc}", "io") from exc
-
-
 def main(args: argparse.Namespace) -> int:
     """Expectations are recorded at each test's own unroll bound (its metadata, else 2)."""
     files = collect_tests(args.tests)
-    model = load_model(args.model, search_path=args.model_path)
+    model = cached_model(args.model, tuple(args.model_path))
     # By default every exact engine: an expectation is recorded only where they agree, and
     # with herd's execution counts (the explicit engine counts executions).
     engines = engine_names(args.engine, model, default="exact")
     counts = {"created": 0, "updated": 0, "unchanged": 0}
-    errors = disagreeing = 0
-    with progress(len(files), "promoting") as advance:
-        for path in files:
-            loaded = load(path, unroll=None, strict=args.strict)
-            results = run_engines(loaded, model, engines, timeout=args.timeout)
-            advance()
-            if loaded.error is not None:
+    errors = disagreeing = unknown = crashed = 0
+    console = Console(len(files), "promoting")
+    task = EngineTask((args.model,), engines, tuple(args.model_path))
+    try:
+        for i, record in enumerate(
+            run_tests(files, task, plan_of(args), unroll=None, strict=args.strict)
+        ):
+            path = record.path
+            console.progress(i + 1, f"{sum(counts.values())} promoted", path)
+            print_warnings(console, record)
+            if record.status is Status.BAD_INPUT:
                 errors += 1
-                print(render_error(loaded), file=sys.stderr, flush=True)
+                console.err(record.message)
                 continue
+            if record.status is Status.CRASH:
+                crashed += 1
+                console.err(crash_message(record, args))
+                continue
+            if record.status.unknown or not record.value:
+                unknown += 1
+                console.err(f"NOT PROMOTED {path}: unknown ({record.message})")
+                continue
+            (results,) = record.value
             if diffs := disagreements(results):
                 # Never record an answer the engines do not agree on.
                 disagreeing += 1
-                print(f"NOT PROMOTED {path}: engines disagree", file=sys.stderr)
+                console.err(f"NOT PROMOTED {path}: engines disagree")
                 for d in diffs:
-                    print(f"  {d}", file=sys.stderr)
+                    console.err(f"  {d}")
+                continue
+            if any(r.verdict is Verdict.UNKNOWN for r in results):
+                # Never record an answer nobody found: the solver gave up.
+                unknown += 1
+                console.err(f"NOT PROMOTED {path}: unknown (the solver gave up)")
                 continue
             target = expected_path(path, model.name)
             # herd's counts are of executions: record them when an engine counts them
@@ -84,17 +97,25 @@ def main(args: argparse.Namespace) -> int:
             if old == text:
                 counts["unchanged"] += 1
                 continue
-            _write(target, text)
+            write_atomic(target, text)
             what = "created" if old is None else "updated"
             counts[what] += 1
-            print(f"{what} {target}")
-    print(
+            console.out(f"{what} {target}\n")
+    finally:
+        console.close()
+    console.out(
         f"{len(files)} tests: {counts['created']} created, {counts['updated']} updated, "
         f"{counts['unchanged']} unchanged"
         + (f", {disagreeing} not promoted (engines disagree)" if disagreeing else "")
+        + (f", {unknown} not promoted (unknown)" if unknown else "")
         + (f", {errors} bad input" if errors else "")
-        + f" ({', '.join(engines)}, model {model.name})"
+        + (f", {crashed} internal errors" if crashed else "")
+        + f" ({', '.join(engines)}, model {model.name})\n"
     )
-    if errors:
-        return 2
-    return 1 if disagreeing else 0
+    codes = [
+        Exit.INTERNAL if crashed else Exit.OK,
+        Exit.BAD_INPUT if errors else Exit.OK,
+        Exit.NEGATIVE if disagreeing else Exit.OK,
+        Exit.UNKNOWN if unknown else Exit.OK,
+    ]
+    return int(worst(codes))

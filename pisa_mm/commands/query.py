@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.run import load_test, test_unroll
-from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
 from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import parse_prop
@@ -15,8 +15,11 @@ from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.report.dot import execution_dot
 from pisa_mm.report.explain import hb_edges, render_query, violation_steps
+from pisa_mm.runner.files import check_outputs, write_atomic
+from pisa_mm.runner.job import Spent, under_budget
+from pisa_mm.runner.options import add_budget_arguments, budget_of
+from pisa_mm.runner.outcome import Exit
 from pisa_mm.smt.query import Allowed, QueryResult, query
-from pisa_mm.smt.solver import Budget
 
 HELP = "ask whether a final-state outcome is allowed: a witness execution, or why not"
 
@@ -40,24 +43,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--dot", metavar="FILE", help="write the witness (or a violating execution) as Graphviz"
     )
     parser.add_argument("--unroll", type=int, metavar="N", help="loop unrolling bound")
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        metavar="S",
-        help="give up after S seconds and answer 'unknown' (default: no limit)",
-    )
+    add_budget_arguments(parser)
     parser.add_argument("--strict", action="store_true", help="strict input checking")
 
 
 def main(args: argparse.Namespace) -> int:
-    """Exit 0 when the outcome is allowed, 1 when it is forbidden or unknown."""
+    """Exit 0 when the outcome is allowed, 1 when it is forbidden or unknown; 4 when the
+    budget (--timeout, --max-memory) ran out."""
+    check_outputs([args.dot], [args.test])
     test = load_test(args.test, strict=args.strict)
+    for w in test.warnings:
+        print(w, file=sys.stderr)
     prop = parse_prop(args.outcome, test)
-    if args.timeout is not None and args.timeout <= 0:
-        raise PisaMMError.at(None, f"--timeout must be positive, not {args.timeout}")
     model = load_model(args.model)
-    es = build(test, unroll=test_unroll(test, args.unroll))
-    result = query(test, es, model, prop, Budget(timeout=args.timeout))
+
+    def work() -> tuple[EventStructure, QueryResult]:
+        es = build(test, unroll=test_unroll(test, args.unroll))
+        return es, query(test, es, model, prop)
+
+    try:
+        es, result = under_budget(budget_of(args), work)
+    except Spent as spent:
+        print(f"Test {test.name}: outcome {prop_text(prop)}\nUnknown ({spent.message})")
+        return int(Exit.UNKNOWN)
     print(render_query(es, prop_text(prop), model, result), end="")
     if args.dot:
         _write_dot(args.dot, es, model, test.name, prop_text(prop), result)
@@ -88,8 +96,4 @@ def _write_dot(
         )
     if text is None:
         return
-    try:
-        with open(path, "w", encoding="utf-8") as fh:
-            fh.write(text)
-    except OSError as exc:
-        raise PisaMMError.at(None, f"cannot write {path}: {exc}", "io") from exc
+    write_atomic(path, text)

@@ -4,39 +4,52 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
-import time
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from pisa_mm.cat.loader import MODELS_DIR, load_model
-from pisa_mm.cat.syntax import Model
 from pisa_mm.engines import (
     DEFAULT_UNROLL,
     ENGINES,
     EXACT_ENGINES,
-    EngineOptions,
     available_engines,
     default_engine,
     get_engine,
 )
 from pisa_mm.errors import PisaMMError, read_source
-from pisa_mm.events.build import build
-from pisa_mm.events.model import EventStructure
-from pisa_mm.litmus import load_test
-from pisa_mm.litmus.program import LitmusTest
-from pisa_mm.outcomes.expectations import (
-    DEFAULT_MODEL,
-    compare,
-    expected_path,
-    from_result,
-    read_expectation,
+from pisa_mm.outcomes.expectations import DEFAULT_MODEL
+from pisa_mm.runner.console import Console
+from pisa_mm.runner.files import check_outputs
+from pisa_mm.runner.job import (
+    EngineTask,
+    Job,
+    Loaded,
+    Record,
+    Status,
+    Task,
+    cached_model,
+    load,
+    render_error,
+    run_engines,
+    test_unroll,
 )
-from pisa_mm.outcomes.model import TestResult
-from pisa_mm.report.herd import render_flag_witnesses, render_result
-from pisa_mm.report.json import results_to_json
+from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.outcome import Exit, worst
+from pisa_mm.runner.pool import Plan, execute
+from pisa_mm.runner.reporters import (
+    HerdText,
+    JsonReport,
+    JUnitReport,
+    Kind,
+    Reporter,
+    Summary,
+    TestReport,
+)
+
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+    from pisa_mm.litmus.program import LitmusTest
+    from pisa_mm.outcomes.model import TestResult
 
 __all__ = [
     "HELP",
@@ -51,29 +64,43 @@ __all__ = [
     "load",
     "load_test",
     "main",
-    "progress",
+    "make_reporters",
     "render_error",
     "run_engines",
+    "run_tests",
     "test_unroll",
 ]
 
 HELP = "run litmus tests under a model and print herd-style results"
 
-# A progress bar is shown for runs of more than this many tests (and only on a terminal).
-_PROGRESS_MIN = 4
+T = TypeVar("T")
+
+
+def load_test(path: str, *, strict: bool = False) -> LitmusTest:
+    """The litmus frontend's `load_test` (imported on first use: start-up time)."""
+    from pisa_mm.litmus import load_test as frontend_load
+
+    return frontend_load(path, strict=strict)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     add_model_argument(parser)
     add_engine_argument(parser)
+    add_pool_arguments(parser)
     parser.add_argument(
         "--json", metavar="FILE", help="also write the results as JSON to FILE ('-': stdout)"
+    )
+    parser.add_argument(
+        "--junit", metavar="FILE", help="also write JUnit XML to FILE (one testcase per test)"
     )
     parser.add_argument(
         "--check",
         action="store_true",
         help="require an expectation file for every test (X.litmus.expected) and compare",
+    )
+    parser.add_argument(
+        "--no-time", action="store_true", help="omit the `Time` lines (reproducible output)"
     )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="print the witness events of each flag"
@@ -125,13 +152,6 @@ def add_engine_argument(parser: argparse.ArgumentParser) -> None:
         help="the engine to use; 'all' runs every available engine and compares them "
         "(default: smt when available, else explicit)",
     )
-    parser.add_argument(
-        "--timeout",
-        type=float,
-        metavar="S",
-        help="give up on a test after S seconds in a solver-based engine: its verdict is then "
-        "Unknown, never Allowed or Forbidden (default: no limit)",
-    )
 
 
 # ---------------------------------------------------------------- shared with promote, diff
@@ -156,11 +176,31 @@ def collect_tests(args: Sequence[str]) -> list[str]:
     return out
 
 
-def test_unroll(test: LitmusTest, override: int | None) -> int:
-    """The unroll bound: --unroll, else the test's `unroll = N` metadata, else the default."""
-    if override is not None:
-        return override
-    return test.unroll if test.unroll is not None else DEFAULT_UNROLL
+def make_jobs(
+    files: Sequence[str], task: Task[T], *, unroll: int | None, strict: bool
+) -> tuple[list[Job[T]], list[Record[T]]]:
+    """A job per readable file, with its text read here (workers may not share our files);
+    an unreadable one (missing, a FIFO, not UTF-8) is a bad-input record at its place."""
+    jobs: list[Job[T]] = []
+    failed: list[Record[T]] = []
+    for path in files:
+        try:
+            jobs.append(Job(path, read_source(path), task, unroll, strict))
+        except PisaMMError as exc:
+            failed.append(Record(path, Status.BAD_INPUT, message=exc.render()))
+    return jobs, failed
+
+
+def run_tests(
+    files: Sequence[str], task: Task[T], plan: Plan, *, unroll: int | None, strict: bool
+) -> Iterator[Record[T]]:
+    """The records of `task` on every file, in the files' order (the one scheduling path of
+    run, diff and promote)."""
+    jobs, failed = make_jobs(files, task, unroll=unroll, strict=strict)
+    bad = {r.path: r for r in failed}
+    results = execute(jobs, plan)
+    for path in files:
+        yield bad[path] if path in bad else next(results)
 
 
 def engine_names(
@@ -190,62 +230,9 @@ def engine_names(
 
 
 def is_shipped_model(model: Model) -> bool:
+    from pisa_mm.cat.loader import MODELS_DIR
+
     return Path(model.path).resolve().parent == MODELS_DIR.resolve()
-
-
-@dataclass
-class Loaded:
-    """A test file, parsed and built, or the error that stopped it."""
-
-    path: str
-    test: LitmusTest | None = None
-    structure: EventStructure | None = None
-    unroll: int = DEFAULT_UNROLL
-    error: PisaMMError | None = None
-    source: str | None = None
-
-
-def load(path: str, *, unroll: int | None, strict: bool) -> Loaded:
-    """Parse, validate and build one file; a bad file gives its error instead."""
-    loaded = Loaded(path)
-    try:
-        test = load_test(path, strict=strict)
-        loaded.test, loaded.source = test, test.source
-        loaded.unroll = test_unroll(test, unroll)
-        loaded.structure = build(test, unroll=loaded.unroll)
-    except PisaMMError as exc:
-        # parse errors carry their source (`exc.sources`); later ones use `loaded.source`
-        loaded.error = exc
-    return loaded
-
-
-def run_engines(
-    loaded: Loaded, model: Model, engines: Sequence[str], *, timeout: float | None = None
-) -> list[TestResult]:
-    """Results of every engine; an engine's PisaMMError (unsupported input) is recorded on
-    `loaded` and gives no results."""
-    if loaded.test is None or loaded.structure is None:
-        return []
-    if timeout is not None and timeout <= 0:
-        raise PisaMMError.at(None, f"--timeout must be positive, not {timeout}", "usage")
-    results = []
-    options = EngineOptions(unroll=loaded.unroll, timeout=timeout)
-    try:
-        for name in engines:
-            start = time.perf_counter()
-            result = get_engine(name)(loaded.test, loaded.structure, model, options)
-            results.append(replace(result, seconds=time.perf_counter() - start))
-    except PisaMMError as exc:
-        loaded.error = exc
-        return []
-    return results
-
-
-def render_error(loaded: Loaded) -> str:
-    assert loaded.error is not None
-    sources = {loaded.path: loaded.source} if loaded.source is not None else {}
-    sources.update(getattr(loaded.error, "sources", None) or {})
-    return loaded.error.render(sources)
 
 
 def disagreements(results: Sequence[TestResult]) -> list[str]:
@@ -254,6 +241,8 @@ def disagreements(results: Sequence[TestResult]) -> list[str]:
     Exact engines must agree with the first exact one; an engine that under-approximates
     (not in EXACT_ENGINES) must only not find states or flags the exact answer lacks.
     """
+    from pisa_mm.outcomes.expectations import compare, from_result
+
     out: list[str] = []
     exact = [r for r in results if r.engine in EXACT_ENGINES]
     if not exact:
@@ -272,112 +261,162 @@ def disagreements(results: Sequence[TestResult]) -> list[str]:
     return out
 
 
-def _nothing() -> None:
-    pass
-
-
-@contextmanager
-def progress(total: int, label: str) -> Iterator[Callable[[], None]]:
-    """A rich progress bar on stderr for long runs on a terminal; yields its step function."""
-    if total < _PROGRESS_MIN or not sys.stderr.isatty():
-        yield _nothing
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda: bar.advance(task)
+def print_warnings(console: Console, record: Record[Any]) -> None:
+    for w in record.warnings:
+        console.err(w)
 
 
 # ---------------------------------------------------------------- run
 
 
-@dataclass
-class _Tally:
-    tests: int = 0
-    ok: int = 0
-    failed: int = 0
-    errors: int = 0
+def make_reporters(args: argparse.Namespace, console: Console) -> list[Reporter]:
+    """The outputs of `run`: herd text, and JSON / JUnit when asked. Add new ones here."""
+    reporters: list[Reporter] = [
+        HerdText(console, verbose=args.verbose, time=not args.no_time, blocks=args.json != "-")
+    ]
+    if args.json is not None:
+        reporters.append(JsonReport(args.json, console))
+    if args.junit is not None:
+        reporters.append(JUnitReport(args.junit))
+    return reporters
 
 
 def main(args: argparse.Namespace) -> int:
+    from pisa_mm.outcomes.expectations import expected_path
+
     files = collect_tests(args.tests)
-    model = load_model(args.model, search_path=args.model_path)
+    model = cached_model(args.model, tuple(args.model_path))
+    # the expectation files are inputs too
+    check_outputs([args.json, args.junit], [*files, *(expected_path(f, model.name) for f in files)])
     engines = engine_names(args.engine, model)
-    check_expected = args.unroll is None
     if args.check and args.unroll is not None:
         raise PisaMMError.at(
             None, "--check compares with expectations recorded at each test's own unroll "
             "bound; drop --unroll", "usage"
         )  # fmt: skip
-    tally = _Tally()
-    records: list[tuple[str, TestResult, Sequence[str]]] = []
-    text_output = args.json != "-"  # JSON on stdout replaces the text blocks
-    with progress(len(files), "running") as advance:
-        for path in files:
-            tally.tests += 1
-            loaded = load(path, unroll=args.unroll, strict=args.strict)
-            results = run_engines(loaded, model, engines, timeout=args.timeout)
-            advance()
-            if loaded.error is not None:
-                tally.errors += 1
-                print(render_error(loaded), file=sys.stderr, flush=True)
-                continue
-            assert loaded.test is not None
-            for w in loaded.test.warnings:
-                print(w, file=sys.stderr)
-            problems: list[str] = []
-            if len(results) > 1:
-                problems.extend(disagreements(results))
-            exp_file = expected_path(path, model.name)
-            if check_expected and os.path.exists(exp_file):
-                try:
-                    expected = read_expectation(exp_file)
-                except PisaMMError as exc:
-                    tally.errors += 1
-                    print(exc.render(), file=sys.stderr, flush=True)
-                    continue
-                for r in results:
-                    diffs = compare(
-                        expected,
-                        from_result(r),
-                        ("expected", r.engine),
-                        below=r.engine not in EXACT_ENGINES,
-                    )
-                    problems.extend(f"{exp_file}: {d}" for d in diffs)
-            elif args.check:
-                problems.append(f"{exp_file}: no expectation file (create it with promote)")
-            for r in results:
-                records.append((path, r, problems))
-                if text_output:
-                    text = render_result(r)
-                    if args.verbose:
-                        text += render_flag_witnesses(r)
-                    print(text, flush=True)
-            if problems:
-                tally.failed += 1
-                print(f"FAIL {path}", file=sys.stderr)
-                for p in problems:
-                    print(f"  {p}", file=sys.stderr)
-            else:
-                tally.ok += 1
-    if args.json is not None:
-        text = results_to_json(records)
-        if args.json == "-":
-            sys.stdout.write(text)
-        else:
-            try:
-                with open(args.json, "w", encoding="utf-8") as fh:
-                    fh.write(text)
-            except OSError as exc:
-                raise PisaMMError.at(None, f"cannot write {args.json}: {exc}", "io") from exc
-    summary = (
-        f"{tally.tests} tests, {tally.ok} ok, {tally.failed} failed"
-        + (f", {tally.errors} bad input" if tally.errors else "")
-        + f" ({', '.join(engines)}, model {model.name})"
-    )
-    print(summary, file=sys.stdout if text_output else sys.stderr)
-    if tally.errors:
-        return 2
-    return 1 if tally.failed else 0
+    console = Console(len(files), "running")
+    reporters = make_reporters(args, console)
+    summary = Summary(engines=engines, model=model.name)
+    task = EngineTask((args.model,), engines, tuple(args.model_path))
+    records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
+    try:
+        for i, record in enumerate(records):
+            print_warnings(console, record)
+            report = judge(record, model, args)
+            summary.add(report.kind)
+            for reporter in reporters:
+                reporter.add(report)
+            if i + 1 < len(files):
+                console.progress(i + 1, summary.tally(), files[i + 1])
+    finally:
+        console.close()
+    for reporter in reporters:
+        reporter.finish(summary)
+    return exit_code(summary)
+
+
+def exit_code(summary: Summary) -> int:
+    codes = {
+        Kind.OK: Exit.OK,
+        Kind.UNCHECKED: Exit.OK,
+        Kind.FAILED: Exit.NEGATIVE,
+        Kind.UNKNOWN: Exit.UNKNOWN,
+        Kind.BAD_INPUT: Exit.BAD_INPUT,
+        Kind.INTERNAL: Exit.INTERNAL,
+    }
+    return int(worst(codes[k] for k, n in summary.counts.items() if n))
+
+
+def judge(
+    record: Record[tuple[tuple[TestResult, ...], ...]], model: Model, args: argparse.Namespace
+) -> TestReport:
+    """Compare a record's results with the test's expectation (file, else metadata)."""
+    from pisa_mm.outcomes.expectations import compare, expected_path, from_result, read_expectation
+    from pisa_mm.outcomes.model import Verdict
+
+    name, path = record.label, record.path
+    if record.status is Status.BAD_INPUT:
+        return TestReport(path, name, model.name, Kind.BAD_INPUT, message=record.message)
+    if record.status is Status.CRASH:
+        return TestReport(
+            path, name, model.name, Kind.INTERNAL, message=crash_message(record, args)
+        )
+    if record.status.unknown or record.value is None:
+        return TestReport(
+            path, name, model.name, Kind.UNKNOWN, message=record.message, status=record.status
+        )
+    (results,) = record.value
+    problems = disagreements(results) if len(results) > 1 else []
+    compared = False
+    exp_file = expected_path(path, model.name)
+    if args.unroll is None and os.path.exists(exp_file):
+        try:
+            expected = read_expectation(exp_file)
+        except PisaMMError as exc:
+            return TestReport(path, name, model.name, Kind.BAD_INPUT, message=exc.render())
+        compared = True
+        for r in results:
+            diffs = compare(
+                expected,
+                from_result(r),
+                ("expected", r.engine),
+                below=r.engine not in EXACT_ENGINES,
+            )
+            problems.extend(f"{exp_file}: {d}" for d in diffs)
+    elif args.check:
+        problems.append(f"{exp_file}: no expectation file (create it with promote)")
+    elif args.unroll is None and is_shipped_model(model):
+        found = metadata_problems(record.metadata, model.name, results)
+        if found is not None:
+            compared = True
+            problems.extend(f"{path}: {p}" for p in found)
+    if problems:
+        kind = Kind.FAILED
+    elif any(r.verdict is Verdict.UNKNOWN for r in results):
+        kind = Kind.UNKNOWN  # a solver gave up: never success, even when it matched
+    else:
+        kind = Kind.OK if compared else Kind.UNCHECKED
+    message = "the solver gave up" if kind is Kind.UNKNOWN else ""
+    return TestReport(path, name, model.name, kind, results, tuple(problems), message)
+
+
+def _flag_set(text: str) -> set[str]:
+    if text.strip() == "none":
+        return set()
+    return {f.strip() for f in text.split(",") if f.strip()}
+
+
+def metadata_problems(
+    metadata: Sequence[tuple[str, str]], model: str, results: Sequence[TestResult]
+) -> list[str] | None:
+    """The test's `expect =` / `flags =` lines (`expect.MODEL` / `flags.MODEL` first; see
+    litmus/README.md) against the exact engines' results; None when the test states neither."""
+    meta = dict(metadata)
+    verdict = meta.get(f"expect.{model}", meta.get("expect"))
+    flags = meta.get(f"flags.{model}", meta.get("flags"))
+    if verdict is None and flags is None:
+        return None
+    out: list[str] = []
+    for r in results:
+        if r.engine not in EXACT_ENGINES:
+            continue
+        if verdict is not None and verdict.strip() != r.verdict.value:
+            out.append(f"verdict: metadata expects {verdict.strip()}, {r.engine} {r.verdict.value}")
+        if flags is not None:
+            got = {f.name for f in r.flags}
+            want = _flag_set(flags)
+            if got != want:
+                out.append(
+                    f"flags: metadata expects {', '.join(sorted(want)) or 'none'}, "
+                    f"{r.engine} {', '.join(sorted(got)) or 'none'}"
+                )
+    return out
+
+
+def crash_message(record: Record[Any], args: argparse.Namespace) -> str:
+    """An internal error on one test: its name, and the traceback with --traceback."""
+    head = f"{record.path}: internal error on this test (a bug in pisa-mm"
+    if getattr(args, "traceback", False):
+        return f"{head}):\n{record.message.rstrip()}"
+    last = record.message.strip().splitlines()[-1] if record.message.strip() else ""
+    return f"{head}; rerun with --traceback): {last}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from pisa_mm.commands.run import test_unroll
 from pisa_mm.litmus import load_test, parse_prop
@@ -16,6 +17,9 @@ from pisa_mm.outcomes.condition import (
     observables,
     prop_text,
 )
+from pisa_mm.runner.job import Spent, under_budget
+from pisa_mm.runner.options import add_budget_arguments, budget_of
+from pisa_mm.runner.outcome import Exit
 
 HELP = "print one operational-machine schedule that reaches a final-state outcome"
 
@@ -31,17 +35,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--unroll", type=int, metavar="N", help="loop unrolling bound")
     parser.add_argument("--strict", action="store_true", help="strict input checking")
+    add_budget_arguments(parser)
 
 
 def main(args: argparse.Namespace) -> int:
     test = load_test(args.test, strict=args.strict)
+    for w in test.warnings:
+        print(w, file=sys.stderr)
     prop = parse_prop(args.outcome, test)
     unroll = test_unroll(test, args.unroll)
-    machine = Machine(test, unroll, tracing=True)
     asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
     obs = tuple(dict.fromkeys((*observables(test), *asked)))
-    found = find_run(machine, obs, lambda values: eval_prop(prop, values))
+
     print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
+    try:
+        found = under_budget(
+            budget_of(args),
+            lambda: find_run(
+                Machine(test, unroll, tracing=True), obs, lambda values: eval_prop(prop, values)
+            ),
+        )
+    except Spent as spent:
+        print(f"Unknown ({spent.message})")
+        return int(Exit.UNKNOWN)
     if found is None:
         print("No schedule of the operational machine reaches this outcome.")
         return 1

@@ -11,6 +11,7 @@ from typing import Any
 import lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
+from pisa_mm.cache import lark_cache
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.litmus import syntax as S
 
@@ -110,6 +111,7 @@ def _parser() -> lark.Lark:
         lexer="contextual",
         propagate_positions=True,
         start=["start", "prop"],
+        cache=lark_cache("litmus"),  # the LALR tables, rebuilt when the grammar changes
     )
 
 

@@ -14,6 +14,24 @@ import z3
 RANDOM_SEED = 0
 
 
+def interrupt() -> None:
+    """Make the running (or next) check of the default context return `unknown` now: the
+    runner's signal watcher and deadline call this from another thread (Z3_interrupt is
+    thread-safe), and the interrupt or timeout is then raised in the checking thread."""
+    z3.main_ctx().interrupt()
+
+
+def set_memory_limit(max_bytes: int | None) -> None:
+    """Z3's own allocation limit for this process (None: none); past it every z3 call fails
+    with an out-of-memory error, which `is_out_of_memory` recognises."""
+    z3.set_param("memory_max_size", 0 if max_bytes is None else max(1, max_bytes >> 20))
+
+
+def is_out_of_memory(exc: BaseException) -> bool:
+    """Whether `exc` is z3 reporting that its memory limit was reached."""
+    return isinstance(exc, z3.Z3Exception) and "out of memory" in str(exc)
+
+
 class Answer(enum.Enum):
     SAT = "sat"
     UNSAT = "unsat"
@@ -44,6 +62,9 @@ class Session:
         self.deadline = None if budget.timeout is None else time.monotonic() + budget.timeout
         self.solver: Any = z3.SolverFor("QF_BV") if bit_vectors_only else z3.Solver()
         self.solver.set("random_seed", RANDOM_SEED)
+        # z3 would catch SIGINT itself and just return `unknown`: a Ctrl-C must stop the run
+        # (the runner's signal watcher interrupts the check instead, pisa_mm/runner/guard.py)
+        self.solver.set("ctrl_c", False)
         if budget.rlimit is not None:
             self.solver.set("rlimit", budget.rlimit)
         self.checks = 0

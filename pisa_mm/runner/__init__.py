@@ -1,0 +1,1 @@
+"""The command-line runner: per-test jobs, budgets, worker pools, interrupts, ordered output."""

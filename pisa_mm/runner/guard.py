@@ -1,0 +1,216 @@
+"""Interrupts and budgets inside one process: Ctrl-C/SIGTERM stop the run, a deadline or a
+memory limit stops the current test, even while Z3 is running native code.
+
+Python runs a signal handler only between bytecodes, so a handler alone cannot stop a long
+Z3 check. A signal's C-level handler also writes to `signal.set_wakeup_fd`; a watcher thread
+reads that pipe and calls Z3's interrupt, the check returns at once, and the Python handler
+then raises. A deadline works the same way from a timer thread: it interrupts Z3 and raises
+`OutOfTime` in the test's thread (PyThreadState_SetAsyncExc), which also stops pure-Python
+work such as an enumeration.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+__all__ = [
+    "Interrupted",
+    "OutOfTime",
+    "check_interrupted",
+    "interrupt_solvers",
+    "interruptible",
+    "limited",
+]
+
+_SOLVER = "pisa_mm.smt.solver"
+
+
+class Interrupted(BaseException):
+    """The user or the system asked the whole run to stop (SIGINT, SIGTERM)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+    @property
+    def exit_code(self) -> int:
+        return 128 + self.signum
+
+
+class OutOfTime(Exception):
+    """The current test used up its time budget."""
+
+
+def interrupt_solvers() -> None:
+    """Make a running Z3 call return now; nothing when Z3 was never imported."""
+    solver = sys.modules.get(_SOLVER)
+    if solver is not None:
+        solver.interrupt()
+
+
+_watcher_pid: int | None = None
+
+
+def _ensure_watcher() -> None:
+    """One thread per process that turns any caught signal into a solver interrupt."""
+    global _watcher_pid
+    if _watcher_pid == os.getpid() or threading.current_thread() is not threading.main_thread():
+        return
+    read_fd, write_fd = os.pipe()
+    os.set_blocking(write_fd, False)
+    signal.set_wakeup_fd(write_fd, warn_on_full_buffer=False)
+
+    def watch() -> None:
+        while True:
+            try:
+                data = os.read(read_fd, 64)
+            except OSError:
+                return
+            if not data:
+                return
+            interrupt_solvers()
+
+    threading.Thread(target=watch, name="pisa-mm-signal-watcher", daemon=True).start()
+    _watcher_pid = os.getpid()
+
+
+# The signal that interrupted the run, if any. Code between the handler and the command
+# may wrap the exception (ctypes turns an exception raised while it converts arguments into
+# an ArgumentError); whoever catches a broad Exception asks `check_interrupted` first.
+received: int | None = None
+
+
+def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
+    global received
+    received = signum
+    raise Interrupted(signum)
+
+
+def check_interrupted() -> None:
+    """Raise Interrupted again if a signal arrived: the exception being handled may be the
+    interrupt in disguise."""
+    if received is not None:
+        raise Interrupted(received)
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """SIGINT and SIGTERM raise `Interrupted` in the main thread, promptly even inside Z3."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    global received
+    received = None
+    previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    _ensure_watcher()
+    for s in previous:
+        signal.signal(s, _raise_interrupted)
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+
+
+def ignore_interrupts() -> None:
+    """For worker processes: the main process stops them; a Ctrl-C (sent to the whole
+    process group) must not turn their current test into a failure."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the wakeup pipe inherited through fork belongs to the parent's watcher
+    global _watcher_pid
+    _watcher_pid = None
+    signal.set_wakeup_fd(-1)
+
+
+def _address_space() -> int:
+    """This process's current virtual memory size in bytes (0 when unknown)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as fh:
+            return int(fh.read().split()[0]) * resource.getpagesize()
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+
+
+class _Deadline:
+    """A timer that, once, interrupts Z3 and raises OutOfTime in the guarded thread."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.start = time.monotonic()
+        self.thread = threading.get_ident()
+        self.lock = threading.Lock()
+        self.active = True
+        self.fired = False
+        self.timer = threading.Timer(seconds, self.fire)
+        self.timer.daemon = True
+
+    def fire(self) -> None:
+        with self.lock:
+            if not self.active:
+                return
+            self.fired = True
+            _set_async_exc(self.thread, OutOfTime)
+        interrupt_solvers()
+
+    def stop(self) -> None:
+        with self.lock:
+            self.active = False
+        self.timer.cancel()
+        if self.fired:
+            # not yet delivered if the work ended just then: withdraw it, then report it
+            _set_async_exc(self.thread, ctypes.py_object())
+        if self.fired or time.monotonic() - self.start >= self.seconds:
+            # also when the timer had no chance to run: over the budget is over the budget
+            raise OutOfTime
+
+
+@contextmanager
+def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
+    """Run the body under a time and memory budget: OutOfTime when the time is up,
+    MemoryError (Python) or the solver's out-of-memory error when the memory is.
+
+    The memory limit caps the address space at what the process holds now plus
+    `max_memory` (RLIMIT_AS, main thread only, since it is process-wide) and sets Z3's own
+    limit; both are restored afterwards, so an in-process run leaves no trace.
+    """
+    main = threading.current_thread() is threading.main_thread()
+    old_limit: tuple[int, int] | None = None
+    solver = sys.modules.get(_SOLVER)
+    if max_memory is not None:
+        if solver is not None:
+            solver.set_memory_limit(max_memory)
+        if main:
+            old_limit = resource.getrlimit(resource.RLIMIT_AS)
+            soft = _address_space() + max_memory
+            hard = old_limit[1]
+            if hard == resource.RLIM_INFINITY or soft <= hard:
+                resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    deadline = _Deadline(timeout) if timeout is not None else None
+    if main:
+        _ensure_watcher()
+    try:
+        if deadline is not None:
+            deadline.timer.start()
+        try:
+            yield
+        finally:
+            if deadline is not None:
+                deadline.stop()
+    finally:
+        if old_limit is not None:
+            resource.setrlimit(resource.RLIMIT_AS, old_limit)
+        if max_memory is not None and solver is not None:
+            solver.set_memory_limit(None)

@@ -1,0 +1,66 @@
+"""The runner's command-line options, shared by every command that runs tests."""
+
+from __future__ import annotations
+
+import argparse
+
+from pisa_mm.runner.budget import (
+    Budget,
+    default_jobs,
+    default_memory,
+    parse_jobs,
+    parse_memory,
+    parse_seconds,
+)
+from pisa_mm.runner.pool import Plan
+
+__all__ = ["add_budget_arguments", "add_pool_arguments", "budget_of", "plan_of"]
+
+
+def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--timeout",
+        type=parse_seconds,
+        metavar="S",
+        help="give up on a test after S seconds of work (parsing, building, solving, "
+        "enumerating): it is then Unknown (timeout), never Allowed or Forbidden "
+        "(default: no limit)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=parse_memory,
+        metavar="SIZE",
+        help="give up on a test that needs more than SIZE of memory (e.g. 512M, 2G; 'none': "
+        "no limit): it is then Unknown (memory) (default: half the machine's memory shared "
+        "among the workers, at most 2G each)",
+    )
+
+
+def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
+    add_budget_arguments(parser)
+    parser.add_argument(
+        "-j",
+        "--jobs",
+        type=parse_jobs,
+        metavar="N",
+        help="run the tests in N worker processes; the output is the same for every N "
+        f"(default: the machine's cores, here {default_jobs()})",
+    )
+    parser.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the tests on the Dask cluster whose scheduler is at ADDRESS "
+        "(e.g. tcp://host:8786; needs pip install 'pisa-mm[dask]'; see docs/scaling.md)",
+    )
+
+
+def budget_of(args: argparse.Namespace, workers: int = 1) -> Budget:
+    memory: int | None = args.max_memory
+    if memory is None:
+        memory = default_memory(workers)
+    return Budget(timeout=args.timeout, max_memory=memory or None)
+
+
+def plan_of(args: argparse.Namespace) -> Plan:
+    jobs = args.jobs if args.jobs is not None else default_jobs()
+    return Plan(jobs=jobs, budget=budget_of(args, jobs), dask=args.dask)

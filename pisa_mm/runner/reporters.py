@@ -1,0 +1,185 @@
+"""What `run` reports about each test, and the reporters that write it.
+
+The command feeds every reporter the same `TestReport`s in the tests' order (whatever the
+number of workers), then the `Summary`. A new output format (an HTML report, a herd log) is
+a new class with `add` and `finish`, added to the list in `commands/run.py`'s
+`make_reporters`; the scheduling does not change.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from pisa_mm.outcomes.model import TestResult
+from pisa_mm.runner.console import Console
+from pisa_mm.runner.files import write_atomic
+from pisa_mm.runner.job import Status
+
+__all__ = [
+    "HerdText",
+    "JUnitReport",
+    "JsonReport",
+    "Kind",
+    "Reporter",
+    "Summary",
+    "TestReport",
+]
+
+
+class Kind(enum.Enum):
+    """Where a test lands in the summary."""
+
+    OK = "ok"  # compared with an expectation (file or metadata) and matched
+    FAILED = "failed"  # an expectation mismatch or an engine disagreement
+    UNCHECKED = "without expectation"  # ran, nothing to compare with
+    UNKNOWN = "unknown"  # a budget ran out, or a solver gave up
+    BAD_INPUT = "bad input"
+    INTERNAL = "internal error"
+
+
+@dataclass(frozen=True, slots=True)
+class TestReport:
+    """One test of a run under one model."""
+
+    path: str
+    name: str
+    model: str
+    kind: Kind
+    results: tuple[TestResult, ...] = ()
+    problems: tuple[str, ...] = ()  # mismatches and disagreements, one line each
+    message: str = ""  # the error, the budget that ran out, or the crash
+    status: Status = Status.DONE
+
+    @property
+    def seconds(self) -> float:
+        return sum(r.seconds for r in self.results)
+
+
+@dataclass(slots=True)
+class Summary:
+    tests: int = 0
+    counts: dict[Kind, int] = field(default_factory=lambda: {k: 0 for k in Kind})
+    engines: tuple[str, ...] = ()
+    model: str = ""
+
+    def add(self, kind: Kind) -> None:
+        self.tests += 1
+        self.counts[kind] += 1
+
+    def tally(self) -> str:
+        """`ok, failed` always; the other kinds when they occurred."""
+        parts = [f"{self.counts[Kind.OK]} ok", f"{self.counts[Kind.FAILED]} failed"]
+        parts += [
+            f"{self.counts[k]} {k.value}"
+            for k in Kind
+            if k not in (Kind.OK, Kind.FAILED) and self.counts[k]
+        ]
+        return ", ".join(parts)
+
+    def line(self) -> str:
+        return f"{self.tests} tests, {self.tally()} ({', '.join(self.engines)}, model {self.model})"
+
+
+class Reporter(Protocol):
+    def add(self, report: TestReport) -> None: ...
+
+    def finish(self, summary: Summary) -> None: ...
+
+
+def _unknown_block(report: TestReport) -> str:
+    """In place of a result block: the test ended without an answer."""
+    return f"Test {report.name}\nUnknown ({report.message})\n\n"
+
+
+class HerdText:
+    """herd-style result blocks on stdout, mismatches and errors on stderr, the summary."""
+
+    def __init__(self, console: Console, *, verbose: bool, time: bool, blocks: bool) -> None:
+        self.console = console
+        self.verbose = verbose
+        self.time = time
+        self.blocks = blocks  # False when JSON goes to stdout instead
+
+    def add(self, report: TestReport) -> None:
+        from pisa_mm.report.herd import render_flag_witnesses, render_result
+
+        if report.kind in (Kind.BAD_INPUT, Kind.INTERNAL):
+            self.console.err(report.message)
+            return
+        if self.blocks:
+            if report.status.unknown:
+                self.console.out(_unknown_block(report))
+            for r in report.results:
+                text = render_result(r, time=self.time)
+                if self.verbose:
+                    text += render_flag_witnesses(r)
+                self.console.out(text + "\n")
+        if report.kind is Kind.FAILED:
+            self.console.err(f"FAIL {report.path}")
+            for p in report.problems:
+                self.console.err(f"  {p}")
+        elif report.kind is Kind.UNKNOWN:
+            self.console.err(
+                f"UNKNOWN {report.path}" + (f": {report.message}" if report.message else "")
+            )
+
+    def finish(self, summary: Summary) -> None:
+        line = summary.line()
+        if self.blocks:
+            self.console.out(line + "\n")
+        else:
+            self.console.err(line)
+
+
+class JsonReport:
+    """`--json FILE`: every result with its mismatches, one document (report/json.py)."""
+
+    def __init__(self, target: str, console: Console) -> None:
+        self.target = target
+        self.console = console
+        self.records: list[tuple[str, TestResult, Sequence[str]]] = []
+
+    def add(self, report: TestReport) -> None:
+        self.records.extend((report.path, r, report.problems) for r in report.results)
+
+    def finish(self, summary: Summary) -> None:
+        from pisa_mm.report.json import results_to_json
+
+        text = results_to_json(self.records)
+        if self.target == "-":
+            self.console.out(text)
+        else:
+            write_atomic(self.target, text)
+
+
+class JUnitReport:
+    """`--junit FILE`: one testcase per test and model."""
+
+    def __init__(self, target: str) -> None:
+        self.target = target
+        self.cases: list[object] = []
+
+    def add(self, report: TestReport) -> None:
+        from pisa_mm.report.herd import render_result
+        from pisa_mm.report.junit import Case
+
+        failure = error = None
+        if report.kind is Kind.FAILED:
+            failure = "\n".join(report.problems)
+        elif report.kind is Kind.UNKNOWN:
+            error = f"Unknown: {report.message or 'the solver gave up'}"
+        elif report.kind in (Kind.BAD_INPUT, Kind.INTERNAL):
+            error = report.message or report.kind.value
+        output = "".join(render_result(r, time=False) for r in report.results)
+        self.cases.append(
+            Case(report.path, f"pisa-mm.{report.model}", report.seconds, failure, error, output)
+        )
+
+    def finish(self, summary: Summary) -> None:
+        from pisa_mm.report.junit import Case, render_junit
+
+        cases = [c for c in self.cases if isinstance(c, Case)]
+        write_atomic(self.target, render_junit("pisa-mm run", cases))

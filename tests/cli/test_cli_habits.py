@@ -1,0 +1,95 @@
+"""The command line forgives herd habits and typos with a pointer to the right spelling."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from cli_helpers import MP, write
+
+from pisa_mm import cli
+from pisa_mm.commands import run as run_cmd
+
+Capture = pytest.CaptureFixture[str]
+
+
+def test_a_single_dash_option_suggests_the_double_dash(tmp_path: Path, capsys: Capture) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+    assert cli.main(["run", str(test), "-model", "pisa"]) == 2
+    assert "did you mean --model?" in capsys.readouterr().err
+
+
+def test_a_misspelt_option_gets_a_suggestion(tmp_path: Path, capsys: Capture) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+    assert cli.main(["run", str(test), "--modle", "pisa"]) == 2
+    assert "did you mean --model?" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["-variant", "-through", "-skipcheck"])
+def test_herd_options_say_what_to_use_instead(tmp_path: Path, capsys: Capture, option: str) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+    assert cli.main(["run", str(test), option, "x"]) == 2
+    err = capsys.readouterr().err
+    assert f"pisa-mm has no {option}" in err and "--model" in err
+
+
+def test_a_test_file_without_a_subcommand_suggests_run(tmp_path: Path, capsys: Capture) -> None:
+    assert cli.main(["MP.litmus"]) == 2
+    assert "did you mean: pisa-mm run MP.litmus" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_traceback_works_before_or_after_the_subcommand(
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("deliberately broken")
+
+    monkeypatch.setattr(run_cmd, "collect_tests", broken)
+    argv = (
+        ["--traceback", "run", str(test)]
+        if where == "before"
+        else ["run", str(test), "--traceback"]
+    )
+    assert cli.main(argv) == 3
+    assert "RuntimeError: deliberately broken" in capsys.readouterr().err
+
+
+def test_only_the_chosen_subcommand_is_imported() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; from pisa_mm import cli; cli.build_parser('parse'); "
+        "print(sorted(m for m in sys.modules if m.startswith('pisa_mm.commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['pisa_mm.commands.parse']"
+
+
+def test_parse_accepts_directories(tmp_path: Path, capsys: Capture) -> None:
+    write(tmp_path, "a/MP.litmus", MP)
+    write(tmp_path, "a/b/MP2.litmus", MP.replace("PISA MP+rel+acq", "PISA MP2"))
+    assert cli.main(["parse", str(tmp_path / "a"), "--json"]) == 0
+    assert capsys.readouterr().out.count('"name"') >= 2
+
+
+def test_warnings_are_printed_by_every_command_that_reads_the_test(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    test = write(
+        tmp_path,
+        "MP.litmus",
+        MP.replace("st.global.release.gpu.32b", "st.global.release.32b"),
+    )
+    for argv in (
+        ["query", str(test), "--outcome", "P1:%r0 == 1"],
+        ["trace", str(test), "--outcome", "P1:%r0 == 1"],
+        ["promote", str(test), "--engine", "explicit"],
+        ["diff", "pisa", "pisa-rc11", str(test), "--engine", "explicit"],
+        ["crossval", str(test)],
+    ):
+        cli.main(argv)
+        assert "warning: st.release has no memory scope" in capsys.readouterr().err, argv

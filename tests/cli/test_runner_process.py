@@ -1,0 +1,211 @@
+"""The runner as a separate process sees it: signals, terminals, pipes, files, clusters."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pty
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from cli_helpers import LB, MP, write
+
+ROOT = Path(__file__).resolve().parents[2]
+PISA_MM = [sys.executable, "-m", "pisa_mm.cli"]
+
+
+def _families() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_families", ROOT / "bench" / "families.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _suite(tmp_path: Path, n: int) -> Path:
+    for i in range(n):
+        text = (MP if i % 2 else LB).replace("PISA MP+rel+acq", f"PISA MP{i}")
+        write(tmp_path / "suite", f"t{i:02}.litmus", text.replace("PISA LB", f"PISA LB{i}"))
+    return tmp_path / "suite"
+
+
+def _hard(tmp_path: Path) -> Path:
+    """A test whose smt run takes far longer than the test waits (IRIW with 14 work-items)."""
+    return write(tmp_path, "hard.litmus", _families().iriw(14))
+
+
+@pytest.mark.parametrize(
+    ("signum", "code", "jobs"),
+    [(signal.SIGINT, 130, "1"), (signal.SIGTERM, 143, "1"), (signal.SIGINT, 130, "2")],
+)
+def test_a_signal_stops_the_run_promptly_even_inside_z3(
+    tmp_path: Path, signum: int, code: int, jobs: str
+) -> None:
+    hard = _hard(tmp_path)
+    # one test: in this process, inside a Z3 check; two tests, -j 2: in the workers
+    tests = [str(hard)] if jobs == "1" else [str(hard), str(write(tmp_path, "MP.litmus", MP))]
+    proc = subprocess.Popen(
+        [*PISA_MM, "run", *tests, "--engine", "smt", "-j", jobs],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(4)  # start-up, then well into the solver
+    assert proc.poll() is None
+    sent = time.monotonic()
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 1.5
+    assert proc.returncode == code
+    assert "interrupted" in err
+    assert "Unknown" not in err
+
+
+def test_the_progress_line_never_swallows_results(tmp_path: Path) -> None:
+    """`pisa-mm run DIR > out.txt` on a terminal: stderr is a pseudo-terminal."""
+    suite = _suite(tmp_path, 6)
+    for command in (
+        ["run", str(suite)],
+        ["promote", str(suite)],
+        ["diff", "pisa", "pisa-rc11", str(suite)],
+    ):
+        out_file = tmp_path / "out.txt"
+        master, slave = pty.openpty()
+        with out_file.open("w") as out:
+            proc = subprocess.Popen(
+                [*PISA_MM, *command, "--engine", "explicit", "-j", "2"],
+                stdout=out,
+                stderr=slave,
+                stdin=slave,
+            )
+            os.close(slave)
+            seen = b""
+            while True:
+                try:
+                    chunk = os.read(master, 4096)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                seen += chunk
+            proc.wait(timeout=60)
+        os.close(master)
+        text = out_file.read_text(encoding="utf-8")
+        if command[0] == "run":
+            assert text.count("\nObservation ") == 6, text
+            assert text.rstrip().endswith("(explicit, model pisa)")
+            assert b"\x1b[K" in seen  # the tally was shown, and cleared
+        elif command[0] == "promote":
+            assert text.count("created ") == 6, text
+        else:
+            assert "6 tests," in text, text
+
+
+def test_a_closed_stdout_ends_the_run_quietly(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 6)
+    shell = f"{' '.join(PISA_MM)} run {suite} --engine explicit | head -1"
+    done = subprocess.run(shell, shell=True, capture_output=True, text=True, timeout=120)
+    assert done.stdout == "Test LB0 Allowed\n"
+    assert done.stderr == ""
+
+
+def _interrupted_promotes(tmp_path: Path, runs: int) -> None:
+    suite = _suite(tmp_path, 8)
+    tests = sorted(suite.glob("*.litmus"))
+    stale = "Test stale\nStates 0\n"
+    for t in tests:
+        Path(f"{t}.expected").write_text(stale, encoding="utf-8")
+    subprocess.run(
+        [*PISA_MM, "promote", str(suite), "--engine", "explicit"], check=True, capture_output=True
+    )
+    final = {t: Path(f"{t}.expected").read_text(encoding="utf-8") for t in tests}
+    rng = random.Random(14)
+    for _ in range(runs):
+        for t in tests:
+            Path(f"{t}.expected").write_text(stale, encoding="utf-8")
+        proc = subprocess.Popen(
+            [*PISA_MM, "promote", str(suite), "--engine", "explicit", "-j", "2"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        time.sleep(rng.uniform(0.3, 2.0))
+        proc.send_signal(rng.choice([signal.SIGINT, signal.SIGTERM]))
+        proc.wait(timeout=30)
+        for t in tests:
+            assert Path(f"{t}.expected").read_text(encoding="utf-8") in (stale, final[t])
+        assert not [p for p in suite.iterdir() if p.name.endswith(".tmp")]
+
+
+def test_an_interrupted_promote_leaves_old_or_new_files(tmp_path: Path) -> None:
+    _interrupted_promotes(tmp_path, 3)
+
+
+@pytest.mark.slow
+def test_thirty_interrupted_promotes_leave_old_or_new_files(tmp_path: Path) -> None:
+    _interrupted_promotes(tmp_path, 30)
+
+
+def test_dask_gives_the_output_of_a_local_run(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    suite = _suite(tmp_path, 5)
+    local = subprocess.run(
+        [*PISA_MM, "run", str(suite), "--no-time", "-j", "1"], capture_output=True, text=True
+    )
+    with distributed.LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        remote = subprocess.run(
+            [*PISA_MM, "run", str(suite), "--no-time", "--dask", cluster.scheduler_address],
+            capture_output=True,
+            text=True,
+        )
+    assert remote.returncode == local.returncode == 0, remote.stderr
+    assert remote.stdout == local.stdout
+
+
+def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 2)
+    start = time.monotonic()
+    done = subprocess.run(
+        [*PISA_MM, "run", str(suite), "--dask", "tcp://127.0.0.1:9"], capture_output=True, text=True
+    )
+    assert time.monotonic() - start < 10
+    assert done.returncode == 2
+    assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in done.stderr
+
+
+def test_a_full_disk_on_stdout_is_an_io_error(tmp_path: Path) -> None:
+    test = write(tmp_path, "MP.litmus", MP)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [*PISA_MM, "run", str(test), "--engine", "explicit"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    assert done.returncode == 2
+    assert "cannot write the output: No space left on device [io]" in done.stderr
+
+
+def test_dask_enforces_the_timeout(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    hard, easy = _hard(tmp_path), write(tmp_path, "MP.litmus", MP)
+    with distributed.LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+    ) as cluster:
+        address = cluster.scheduler_address
+        done = subprocess.run(
+            [*PISA_MM, "run", str(hard), str(easy), "--timeout", "2", "--dask", address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 4, done.stderr
+    assert f"Test {hard}\nUnknown (timeout: over 2 s)\n" in done.stdout
+    assert "Observation MP+rel+acq Never 0 3" in done.stdout
