@@ -16,7 +16,13 @@ __all__ = ["CAT_DIR", "MODELS_DIR", "SHIPPED_MODELS", "load_model", "load_model_
 CAT_DIR = Path(__file__).parent
 MODELS_DIR = CAT_DIR / "models"
 # The models `pisa-mm` ships, by the name the CLI accepts (`--model NAME`).
-SHIPPED_MODELS: tuple[str, ...] = ("pisa", "pisa-rc11", "pisa-samescope", "pisa-ownspace")
+SHIPPED_MODELS: tuple[str, ...] = (
+    "pisa",
+    "pisa-rc11",
+    "pisa-samescope",
+    "pisa-ownspace",
+    "pisa-rs11",
+)
 
 
 def load_model(name_or_path: str) -> Model:
