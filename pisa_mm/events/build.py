@@ -484,7 +484,7 @@ class _Builder:
             case Fence():
                 self._regular(
                     st, ins, t, kind=Kind.FENCE, tag=Tag.PLAIN, order=op.order,
-                    scope=_fence_scope(op), spaces=op.spaces, width=0, addr=None,
+                    scope=op.scope, spaces=op.spaces, width=0, addr=None,
                     locs=frozenset(), value=None,
                 )  # fmt: skip
             case Barrier():
@@ -716,17 +716,6 @@ def _observed(test: LitmusTest, layout: Layout) -> set[Location]:
         inst = o.wg if var.space is Space.SHARED else None
         out.add(Location(var.name, o.index * (var.width // 8), inst, var.space))
     return out
-
-
-def _fence_scope(op: Fence) -> Scope:
-    """A fence over `.shared` alone acts within one work-group, so wider scopes are WG.
-
-    model-decisions: on `.shared` memory any scope of workgroup or wider behaves as
-    workgroup scope; accesses get the same clamp in `_scope`.
-    """
-    if op.spaces == frozenset({Space.SHARED}) and op.scope > Scope.WG:
-        return Scope.WG
-    return op.scope
 
 
 def _dependencies(

@@ -485,7 +485,7 @@ class Machine:
             case Fence():
                 # every fence is eager: an SC fence only adds psc edges, whatever the order
                 # in which the other events of the run are added (psc.py)
-                fenced = self._fence(cfg, t, nxt, op, _fence_scope(op), ins.span.line, notes)
+                fenced = self._fence(cfg, t, nxt, op, op.scope, ins.span.line, notes)
                 if fenced is None:
                     cfg.dead = True
                     return False
@@ -1249,13 +1249,6 @@ def _access_scope(order: Order | None, scope: Scope | None, loc: Location) -> Sc
     if loc.space is Space.SHARED and eff > Scope.WG:
         eff = Scope.WG
     return eff
-
-
-def _fence_scope(op: Fence) -> Scope:
-    """A fence over `.shared` alone acts within one work-group: wider scopes are workgroup."""
-    if op.spaces == frozenset({Space.SHARED}) and op.scope > Scope.WG:
-        return Scope.WG
-    return op.scope
 
 
 def _finish(ts: ThreadState, status: Status) -> ThreadState:
