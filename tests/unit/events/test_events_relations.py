@@ -175,7 +175,7 @@ exists (P0:%r0 == 0)
     )
     es = build(test)
     evs = [e for e in es.events if e.thread == 0 and e.kind in (Kind.READ, Kind.WRITE)]
-    st, r0, w0, r1, w1, r2, w2, _ld = evs
+    st, r0, w0, _r1, w1, r2, _w2, _ld = evs
     # relaxed halves of scoped RMWs (w1, r2) are RLX at system scope but not UNSCOPED
     assert {w1.order, r2.order} == {Order.RLX} and w1.scope is r2.scope is Scope.SYS
     assert static_sets(es)["UNSCOPED"] == {st.id, r0.id, w0.id}
