@@ -314,21 +314,14 @@ class _Builder:
 
     # ------------------------------------------------------------ memory resolution
 
-    def _instance(self, space: Space, thread: int, span: Span) -> int | None:
+    def _instance(self, space: Space, thread: int, span: Span) -> int | tuple[int, int] | None:
         if space is Space.PRIVATE:
             return thread
         if space is Space.SHARED:
             p = self.places[thread]
-            if p.host:
+            if p.host or p.gpu is None or p.wg is None:
                 raise PisaMMError.at(span, "a host thread cannot access .shared memory")
-            gpus = {q.gpu for q in self.places if q.wg == p.wg and not q.host}
-            if len(gpus) > 1:
-                raise PisaMMError.at(
-                    span,
-                    f"shared memory of work-group {p.wg}, a number used in several "
-                    "NDRanges, is not supported: give the work-groups distinct numbers",
-                )
-            return p.wg
+            return (p.gpu, p.wg)  # a work-group is (NDRange, number)
         return None
 
     def _allowed(self, qual: AddrSpace, atomic: bool, thread: int) -> frozenset[Space]:
@@ -777,7 +770,7 @@ def _observed(test: LitmusTest, layout: Layout) -> set[Location]:
             continue
         if var.space is Space.SHARED and o.wg is None:
             continue
-        inst = o.wg if var.space is Space.SHARED else None
+        inst = o.instance if var.space is Space.SHARED else None
         out.add(Location(var.name, o.index * (var.width // 8), inst, var.space))
     return out
 
@@ -883,10 +876,12 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     )
 
 
-def _addr_of(layout: Layout, loc: Location) -> tuple[int, int]:
+def _addr_of(layout: Layout, loc: Location) -> tuple[int, tuple[int, ...]]:
     var = layout.variable(loc.var)
     base = 0 if var is None else var.base
-    return base + loc.offset, -1 if loc.instance is None else loc.instance
+    inst = loc.instance
+    key = () if inst is None else (inst,) if isinstance(inst, int) else inst
+    return base + loc.offset, key
 
 
 def _closure(pairs: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:

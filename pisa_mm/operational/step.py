@@ -261,11 +261,12 @@ class Machine:
             )
         if off % (width // 8):
             raise PisaMMError.at(span, f"misaligned {width}-bit access to @{var.name}+{off}")
-        instance: int | None = None
+        instance: int | tuple[int, int] | None = None
         if var.space is Space.SHARED:
-            instance = self.places[t].wg
-            if instance is None:
+            p = self.places[t]
+            if p.gpu is None or p.wg is None:
                 raise PisaMMError.at(span, "a host thread cannot access .shared memory")
+            instance = (p.gpu, p.wg)  # a work-group is (NDRange, number)
         elif var.space is Space.PRIVATE:
             instance = t
         return Location(var.name, off, instance, var.space)
@@ -1218,7 +1219,7 @@ class Machine:
                 case MemObs():
                     var = self.layout.variable(obs.var)
                     assert var is not None
-                    inst = obs.wg if var.space is Space.SHARED else None
+                    inst = obs.instance if var.space is Space.SHARED else None
                     loc = Location(var.name, obs.index * (var.width // 8), inst, var.space)
                     msgs = cfg.mem.get(loc)
                     out[obs] = msgs[-1].value if msgs else self.init_value(loc)

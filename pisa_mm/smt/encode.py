@@ -465,7 +465,7 @@ class Encoding:
         var = self.es.layout.variable(obs.var)
         if var is None:
             raise PisaMMError.at(None, f"observable {obs} names no variable", "smt")
-        instance = obs.wg if var.space is Space.SHARED else None
+        instance = obs.instance if var.space is Space.SHARED else None
         return Location(obs.var, obs.index * var.width // 8, instance, var.space)
 
     def _memory(self, obs: MemObs) -> Any:
