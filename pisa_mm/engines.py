@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pisa_mm.outcomes.model import TestResult
 
 __all__ = [
+    "BOUNDED_BY",
     "DEFAULT_UNROLL",
     "ENGINES",
     "EXACT_ENGINES",
@@ -56,6 +57,13 @@ ENGINES: dict[str, str] = {
 # operational machine) compute a subset of the allowed states and flags of the models they
 # implement (docs/operational.md): comparisons hold them to that, not to equality.
 EXACT_ENGINES = frozenset({"smt", "explicit"})
+
+# For each engine outside EXACT_ENGINES, the shipped models whose allowed states and flags
+# contain everything it finds (docs/operational.md). The machine implements pisa's C++20
+# release sequences, so pisa-rs11 (which synchronises more) is not among them.
+BOUNDED_BY: dict[str, frozenset[str]] = {
+    "operational": frozenset({"pisa", "pisa-rc11", "pisa-samescope", "pisa-ownspace"}),
+}
 
 # The first available engine in this list is the default.
 _PREFERENCE = ("smt", "explicit")

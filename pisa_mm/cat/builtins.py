@@ -48,6 +48,7 @@ _TABLE: tuple[tuple[str, Ty, str], ...] = (
     ("WG", Ty.SET, "atomics and fences of effective scope workgroup (any wider scope on .shared)"),
     ("GPU", Ty.SET, "atomics and fences of effective scope gpu"),
     ("SYS", Ty.SET, "atomics and fences of effective scope system (every relaxed atomic)"),
+    ("UNSCOPED", Ty.SET, "atomic events of .relaxed instructions, which have no scope label"),
     # --- address spaces: accesses to a location of that space, fences covering it
     ("GLOBAL", Ty.SET, "accesses to .global locations; fences covering global memory"),
     ("SHARED", Ty.SET, "accesses to .shared locations; fences covering shared memory"),

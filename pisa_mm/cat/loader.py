@@ -33,7 +33,13 @@ CAT_DIR = Path(__file__).parent
 MODELS_DIR = CAT_DIR / "models"
 COMPAT_DIR = CAT_DIR / "compat"
 # The models `pisa-mm` ships, by the name the CLI accepts (`--model NAME`).
-SHIPPED_MODELS: tuple[str, ...] = ("pisa", "pisa-rc11", "pisa-samescope", "pisa-ownspace")
+SHIPPED_MODELS: tuple[str, ...] = (
+    "pisa",
+    "pisa-rc11",
+    "pisa-samescope",
+    "pisa-ownspace",
+    "pisa-rs11",
+)
 # An included file larger than this is refused (the shipped core is 5 kB).
 MAX_INCLUDE_BYTES = 1 << 20
 # herd's library files that herd models include: always ours, never a file of that name

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pisa_mm.engines import (
+    BOUNDED_BY,
     DEFAULT_UNROLL,
     ENGINES,
     EXACT_ENGINES,
@@ -208,8 +209,9 @@ def engine_names(
 ) -> tuple[str, ...]:
     """The engines to run: one named engine, or for `all` every available engine.
 
-    The operational machine implements the shipped models' semantics only (it claims a
-    relation to them, docs/operational.md), so `all` leaves it out under a user's model.
+    The operational machine implements pisa's decisions only (it claims a relation to the
+    shipped models in `BOUNDED_BY`, docs/operational.md), so `all` leaves it out under a
+    user's model and under pisa-rs11.
     `default` replaces a missing choice (`promote` records with every exact engine).
     """
     choice = choice if choice is not None else default
@@ -220,7 +222,7 @@ def engine_names(
             n
             for n in available_engines()
             if (choice == "all" or n in EXACT_ENGINES)
-            and (n in EXACT_ENGINES or is_shipped_model(model))
+            and (n in EXACT_ENGINES or (is_shipped_model(model) and model.name in BOUNDED_BY[n]))
         )
         if not names:
             raise PisaMMError.at(None, "no engine is available", "engine")

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.events import deps as dp
 from pisa_mm.events import semantics as sem
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.layout import Layout, Variable
@@ -27,9 +28,11 @@ from pisa_mm.litmus.program import (
     Compare,
     CpAsync,
     FAtom,
+    FAtomOp,
     Fence,
     Goto,
     IAtom,
+    IAtomOp,
     Instruction,
     LitmusTest,
     Load,
@@ -44,7 +47,8 @@ from pisa_mm.litmus.program import (
     VarRef,
     WaitGroup,
 )
-from pisa_mm.values.expr import BOOL, TRUE, Apply, Const, Contribution, Expr, Op, ReadValue
+from pisa_mm.values.eval import map_leaves, postorder
+from pisa_mm.values.expr import BOOL, TRUE, Const, Contribution, Expr, Op, ReadValue
 
 DEFAULT_UNROLL = 2
 
@@ -172,6 +176,8 @@ class _State:
     group: list[int] = field(default_factory=list)  # uncommitted cp.async events
     groups: list[tuple[int, ...]] = field(default_factory=list)  # committed, oldest first
     completed: frozenset[int] = frozenset()  # async events completed by a wait
+    deps: dict[str, dp.Sources] = field(default_factory=dict)  # register -> its sources
+    cdeps: dp.Sources = dp.NONE  # sources of the branch conditions passed on this path
 
     def fork(self, guard: Expr) -> _State:
         return _State(
@@ -186,6 +192,8 @@ class _State:
             list(self.group),
             list(self.groups),
             self.completed,
+            dict(self.deps),
+            self.cdeps,
         )
 
 
@@ -207,11 +215,29 @@ class _Builder:
         self.aso: set[tuple[int, int]] = set()
         self.async_ids: set[int] = set()
         self.paths: list[list[Path]] = []
+        # syntactic sources of each event's address, written value and control (events/deps)
+        self.src_addr: dict[int, dp.Sources] = {}
+        self.src_data: dict[int, dp.Sources] = {}
+        self.src_ctrl: dict[int, dp.Sources] = {}
+        self.contributed: dict[tuple[int, int], list[dp.Sources]] = {}
 
     # ------------------------------------------------------------ events
 
-    def _new(self, st: _State, ins: Instruction, thread: int, **fields: object) -> int:
+    def _new(
+        self,
+        st: _State,
+        ins: Instruction,
+        thread: int,
+        *,
+        addr_src: dp.Sources = dp.NONE,
+        data_src: dp.Sources = dp.NONE,
+        ctrl_src: dp.Sources = dp.NONE,
+        **fields: object,
+    ) -> int:
         eid = len(self.events)
+        self.src_addr[eid] = addr_src
+        self.src_data[eid] = data_src
+        self.src_ctrl[eid] = st.cdeps | ctrl_src
         fields.setdefault("guard", st.guard)
         fields.setdefault("parent", st.parent)
         ev = Event(
@@ -226,8 +252,20 @@ class _Builder:
         st.events.append(eid)
         return eid
 
-    def _regular(self, st: _State, ins: Instruction, thread: int, **fields: object) -> int:
-        eid = self._new(st, ins, thread, **fields)
+    def _regular(
+        self,
+        st: _State,
+        ins: Instruction,
+        thread: int,
+        *,
+        addr_src: dp.Sources = dp.NONE,
+        data_src: dp.Sources = dp.NONE,
+        ctrl_src: dp.Sources = dp.NONE,
+        **fields: object,
+    ) -> int:
+        eid = self._new(
+            st, ins, thread, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src, **fields
+        )
         st.parent = eid
         self.aso.update((a, eid) for a in st.completed)
         return eid
@@ -243,6 +281,7 @@ class _Builder:
     ) -> None:
         """End a path: `ins` is the `return` taken, or the back-edge the bound cut."""
         eid = len(self.events)
+        self.src_ctrl[eid] = st.cdeps
         if ins is None:
             span, text = self.test.threads[thread].span, f"end of P{thread}"
         elif cut:
@@ -275,21 +314,14 @@ class _Builder:
 
     # ------------------------------------------------------------ memory resolution
 
-    def _instance(self, space: Space, thread: int, span: Span) -> int | None:
+    def _instance(self, space: Space, thread: int, span: Span) -> int | tuple[int, int] | None:
         if space is Space.PRIVATE:
             return thread
         if space is Space.SHARED:
             p = self.places[thread]
-            if p.host:
+            if p.host or p.gpu is None or p.wg is None:
                 raise PisaMMError.at(span, "a host thread cannot access .shared memory")
-            gpus = {q.gpu for q in self.places if q.wg == p.wg and not q.host}
-            if len(gpus) > 1:
-                raise PisaMMError.at(
-                    span,
-                    f"shared memory of work-group {p.wg}, a number used in several "
-                    "NDRanges, is not supported: give the work-groups distinct numbers",
-                )
-            return p.wg
+            return (p.gpu, p.wg)  # a work-group is (NDRange, number)
         return None
 
     def _allowed(self, qual: AddrSpace, atomic: bool, thread: int) -> frozenset[Space]:
@@ -431,6 +463,9 @@ class _Builder:
             op = ins.op
             match op:
                 case Goto() | Return():
+                    # a branch on a register makes what follows depend on its sources,
+                    # whether or not its value decides the branch statically
+                    st.cdeps = st.cdeps | dp.operand_sources(st.deps, op.cond)
                     cond = TRUE if op.cond is None else sem.pred_value(st.regs, op.cond)
                     if cond == TRUE:
                         taken: _State | None = st
@@ -484,7 +519,7 @@ class _Builder:
             case Fence():
                 self._regular(
                     st, ins, t, kind=Kind.FENCE, tag=Tag.PLAIN, order=op.order,
-                    scope=_fence_scope(op), spaces=op.spaces, width=0, addr=None,
+                    scope=op.scope, spaces=op.spaces, width=0, addr=None,
                     locs=frozenset(), value=None,
                 )  # fmt: skip
             case Barrier():
@@ -507,13 +542,17 @@ class _Builder:
                 st.completed = st.completed | frozenset(done)
             case Alu():
                 regs[sem.reg_key(op.dst)] = sem.alu(op, regs, lay, ins.span)
+                st.deps[sem.reg_key(op.dst)] = dp.operand_sources(st.deps, *op.srcs)
             case Compare():
                 regs[op.dst.name] = sem.compare(op, regs, lay, ins.span)
+                st.deps[op.dst.name] = dp.operand_sources(st.deps, op.a, op.b)
             case Select():
                 regs[sem.reg_key(op.dst)] = sem.select(op, regs, lay, ins.span)
+                st.deps[sem.reg_key(op.dst)] = dp.operand_sources(st.deps, op.cond, op.a, op.b)
             case AddrOf():
                 addr = sem.var_address(lay, op.var, ins.span)
                 regs[sem.reg_key(op.dst)] = Const(addr & ((1 << op.width) - 1), op.width)
+                st.deps[sem.reg_key(op.dst)] = dp.NONE
             case Collective():
                 self._collective(st, ins, op, t)
             case Goto() | Return():
@@ -521,6 +560,7 @@ class _Builder:
 
     def _load(self, st: _State, ins: Instruction, op: Load, t: int) -> None:
         base = sem.address(st.regs, op.addr, self.layout)
+        addr_src = dp.address_sources(st.deps, op.addr)
         order = Order.NA if op.order is None else op.order
         allowed = self._allowed(op.space, order is not Order.NA, t)
         nbytes = op.width // 8
@@ -528,16 +568,18 @@ class _Builder:
             addr = sem.mk(Op.ADD, (base, Const(i * nbytes, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
             locs = self._resolve(addr, allowed, op.width, t, ins.span, write=False)
             eid = self._regular(
-                st, ins, t, kind=Kind.READ, tag=Tag.PLAIN, order=order,
+                st, ins, t, addr_src=addr_src, kind=Kind.READ, tag=Tag.PLAIN, order=order,
                 scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
                 width=op.width, addr=addr, locs=locs, value=None,
                 generic=op.space is AddrSpace.GENERIC,
             )  # fmt: skip
             key = sem.reg_key(op.dst) if op.vec == 1 else sem.elem_key(op.dst, i)
             st.regs[key] = ReadValue(eid, op.width)
+            st.deps[key] = frozenset({ReadValue(eid, op.width)})
 
     def _store(self, st: _State, ins: Instruction, op: Store, t: int) -> None:
         base = sem.address(st.regs, op.addr, self.layout)
+        addr_src = dp.address_sources(st.deps, op.addr)
         order = Order.NA if op.order is None else op.order
         allowed = self._allowed(op.space, order is not Order.NA, t)
         nbytes = op.width // 8
@@ -547,10 +589,13 @@ class _Builder:
             src = op.src
             if op.vec > 1 and isinstance(src, Reg):
                 value = sem.read_reg(st.regs, sem.elem_key(src, i), op.width)
+                data_src = st.deps.get(sem.elem_key(src, i), dp.NONE)
             else:
                 value = sem.operand(st.regs, src, op.width, self.layout, ins.span)
+                data_src = dp.operand_sources(st.deps, src)
             self._regular(
-                st, ins, t, kind=Kind.WRITE, tag=Tag.PLAIN, order=order,
+                st, ins, t, addr_src=addr_src, data_src=data_src,
+                kind=Kind.WRITE, tag=Tag.PLAIN, order=order,
                 scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
                 width=op.width, addr=addr, locs=locs, value=value,
                 generic=op.space is AddrSpace.GENERIC,
@@ -563,19 +608,26 @@ class _Builder:
         locs = self._resolve(addr, allowed, width, t, ins.span, write=True)
         r_order, w_order = sem.rmw_orders(op.order)
         scope = self._scope(op.order, op.scope, locs)
-        common = dict(
+        common: dict[str, object] = dict(
             tag=Tag.RMW, scope=scope, spaces=_spaces(locs), width=width, addr=addr, locs=locs,
             generic=op.space is AddrSpace.GENERIC,
         )  # fmt: skip
-        rid = self._regular(st, ins, t, kind=Kind.READ, order=r_order, value=None, **common)
+        addr_src = dp.address_sources(st.deps, op.addr)
+        rid = self._regular(
+            st, ins, t, addr_src=addr_src, kind=Kind.READ, order=r_order, value=None,
+            **common,  # type: ignore[arg-type]  # Event fields, checked by Event itself
+        )  # fmt: skip
         old = ReadValue(rid, width)
         cond, new = sem.rmw_write(op, old, st.regs, self.layout, ins.span)
+        data_src, ctrl_src = _rmw_sources(op, old, st.deps)
         wid = self._regular(
-            st, ins, t, kind=Kind.WRITE, order=w_order, value=new,
-            guard=sem.conj(st.guard, cond), **common,
+            st, ins, t, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src,
+            kind=Kind.WRITE, order=w_order, value=new, guard=sem.conj(st.guard, cond),
+            **common,
         )  # fmt: skip
         self.rmw.add((rid, wid))
         st.regs[sem.reg_key(op.dst)] = old
+        st.deps[sem.reg_key(op.dst)] = frozenset({old})
 
     def _cp_async(self, st: _State, ins: Instruction, op: CpAsync, t: int) -> None:
         src = sem.address(st.regs, op.src, self.layout)
@@ -614,7 +666,8 @@ class _Builder:
                 spaces=_spaces(slocs), width=ew, addr=sa, locs=slocs, value=None,
             )  # fmt: skip
             wid = self._new(
-                st, ins, t, kind=Kind.WRITE, tag=Tag.ASYNC, order=Order.NA, scope=None,
+                st, ins, t, data_src=frozenset({ReadValue(rid, ew)}),
+                kind=Kind.WRITE, tag=Tag.ASYNC, order=Order.NA, scope=None,
                 spaces=_spaces(dlocs), width=ew, addr=da, locs=dlocs,
                 value=ReadValue(rid, ew),
             )  # fmt: skip
@@ -629,8 +682,11 @@ class _Builder:
             raise PisaMMError.at(ins.span, "a host thread cannot execute a sub-group collective")
         k = st.collectives
         own = sem.collective_contribution(op, st.regs, self.layout, ins.span)
+        own_src = dp.operand_sources(st.deps, op.srcs[0])
+        self.contributed.setdefault((t, k), []).append(own_src)
         self._regular(
-            st, ins, t, kind=Kind.COLLECTIVE, tag=Tag.PLAIN, order=Order.NA, scope=None,
+            st, ins, t, data_src=own_src,
+            kind=Kind.COLLECTIVE, tag=Tag.PLAIN, order=Order.NA, scope=None,
             spaces=frozenset(), width=0, addr=None, locs=frozenset(), value=own,
             collective_index=k,
         )  # fmt: skip
@@ -647,6 +703,10 @@ class _Builder:
         )
         assert isinstance(op.dst, Reg)
         st.regs[sem.reg_key(op.dst)] = result
+        # every operand (the destination too: lanes outside the mask keep it) and every
+        # other lane's contribution the result can take
+        others = frozenset(e for e in postorder(result) if isinstance(e, Contribution))
+        st.deps[sem.reg_key(op.dst)] = dp.operand_sources(st.deps, *op.srcs, op.dst) | others
         st.collectives += 1
 
 
@@ -658,13 +718,10 @@ def _spaces(locs: frozenset[Location]) -> frozenset[Space]:
 
 
 def _shift(expr: Expr, n: int) -> Expr:
-    match expr:
-        case ReadValue(event=e, width=w):
-            return ReadValue(e + n, w)
-        case Apply(op=op, args=args, width=w, fmt=fmt):
-            return Apply(op, tuple(_shift(a, n) for a in args), w, fmt)
-        case _:
-            return expr
+    def leaf(e: Expr) -> Expr:
+        return ReadValue(e.event + n, e.width) if isinstance(e, ReadValue) else e
+
+    return map_leaves(expr, leaf)
 
 
 def _shift_event(ev: Event, n: int) -> Event:
@@ -713,58 +770,35 @@ def _observed(test: LitmusTest, layout: Layout) -> set[Location]:
             continue
         if var.space is Space.SHARED and o.wg is None:
             continue
-        inst = o.wg if var.space is Space.SHARED else None
+        inst = o.instance if var.space is Space.SHARED else None
         out.add(Location(var.name, o.index * (var.width // 8), inst, var.space))
     return out
 
 
-def _fence_scope(op: Fence) -> Scope:
-    """A fence over `.shared` alone acts within one work-group, so wider scopes are WG.
-
-    model-decisions: on `.shared` memory any scope of workgroup or wider behaves as
-    workgroup scope; accesses get the same clamp in `_scope`.
-    """
-    if op.spaces == frozenset({Space.SHARED}) and op.scope > Scope.WG:
-        return Scope.WG
-    return op.scope
+def _rmw_sources(op: IAtom | FAtom, old: ReadValue, deps: dp.Deps) -> tuple[dp.Sources, dp.Sources]:
+    """(data, extra ctrl) sources of an RMW's write: a cas writes src1 when old equals src0
+    (its guard), an exchange writes src0, every other operation combines old with src0."""
+    if op.op in (IAtomOp.CAS, FAtomOp.CAS):
+        return dp.operand_sources(deps, op.src1), frozenset({old}) | dp.operand_sources(
+            deps, op.src0
+        )
+    if op.op is IAtomOp.XCHG:
+        return dp.operand_sources(deps, op.src0), dp.NONE
+    return frozenset({old}) | dp.operand_sources(deps, op.src0, op.src1), dp.NONE
 
 
 def _dependencies(
-    events: tuple[Event, ...],
+    b: _Builder, n: int
 ) -> tuple[set[tuple[int, int]], set[tuple[int, int]], set[tuple[int, int]]]:
     """addr, data and ctrl: from each read to the events whose address, written value or
-    guard mentions its value, through registers and through collective contributions."""
-    contributed: dict[tuple[int, int], list[Expr]] = {}
-    for ev in events:
-        if ev.kind is Kind.COLLECTIVE and ev.value is not None:
-            assert ev.thread is not None and ev.collective_index is not None
-            contributed.setdefault((ev.thread, ev.collective_index), []).append(ev.value)
-    memo: dict[tuple[int, int], frozenset[int]] = {}
-
-    def contrib_reads(key: tuple[int, int]) -> frozenset[int]:
-        if key not in memo:
-            memo[key] = frozenset()  # contributions only use earlier collectives; no cycle
-            memo[key] = frozenset().union(*(reads(v) for v in contributed.get(key, [])))
-        return memo[key]
-
-    def reads(expr: Expr) -> frozenset[int]:
-        out = set(sem.free_reads(expr))
-        for key in sem.contributions(expr):
-            out |= contrib_reads(key)
-        return frozenset(out)
-
-    addr: set[tuple[int, int]] = set()
-    data: set[tuple[int, int]] = set()
-    ctrl: set[tuple[int, int]] = set()
-    for ev in events:
-        if ev.thread is None:
-            continue
-        if ev.addr is not None and not isinstance(ev.addr, Const):
-            addr.update((r, ev.id) for r in reads(ev.addr) if r != ev.id)
-        if ev.value is not None and ev.kind in (Kind.WRITE, Kind.COLLECTIVE):
-            data.update((r, ev.id) for r in reads(ev.value) if r != ev.id)
-        ctrl.update((r, ev.id) for r in reads(ev.guard) if r != ev.id)
-    return addr, data, ctrl
+    preceding branch conditions syntactically come from it (events/deps), ids shifted by n."""
+    out: list[set[tuple[int, int]]] = []
+    for recorded in (b.src_addr, b.src_data, b.src_ctrl):
+        pairs: set[tuple[int, int]] = set()
+        for eid, reads in dp.resolve(recorded, b.contributed).items():
+            pairs.update((r + n, eid + n) for r in reads if r != eid)
+        out.append(pairs)
+    return out[0], out[1], out[2]
 
 
 def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
@@ -825,7 +859,7 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
         while anc is not None:
             po.add((anc, ev.id))
             anc = events[anc].parent
-    addr, data, ctrl = _dependencies(events)
+    addr, data, ctrl = _dependencies(b, n)
     return EventStructure(
         name=test.name,
         events=events,
@@ -842,10 +876,12 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     )
 
 
-def _addr_of(layout: Layout, loc: Location) -> tuple[int, int]:
+def _addr_of(layout: Layout, loc: Location) -> tuple[int, tuple[int, ...]]:
     var = layout.variable(loc.var)
     base = 0 if var is None else var.base
-    return base + loc.offset, -1 if loc.instance is None else loc.instance
+    inst = loc.instance
+    key = () if inst is None else (inst,) if isinstance(inst, int) else inst
+    return base + loc.offset, key
 
 
 def _closure(pairs: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:

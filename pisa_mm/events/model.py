@@ -28,19 +28,21 @@ __all__ = [
 class Location:
     """A location instance: byte `offset` of variable `var`.
 
-    `instance` is the work-group of a `.shared` location and the work-item of a `.private`
-    one (each has its own copy), None for `.global` and `.const`.
+    `instance` is the work-group of a `.shared` location, as (NDRange, work-group number):
+    `@ gpu 0, wg 0` and `@ gpu 1, wg 0` are two work-groups, each with its own copy; the
+    work-item of a `.private` one; None for `.global` and `.const`.
     """
 
     var: str
     offset: int
-    instance: int | None
+    instance: int | tuple[int, int] | None
     space: Space = field(compare=False)
 
     def __str__(self) -> str:
         name = f"@{self.var}" if self.offset == 0 else f"@{self.var}+{self.offset}"
-        if self.space is Space.SHARED:
-            return f"wg{self.instance}:{name}"
+        if self.space is Space.SHARED and isinstance(self.instance, tuple):
+            gpu, wg = self.instance
+            return f"wg{wg}:{name}" if gpu == 0 else f"gpu{gpu}:wg{wg}:{name}"
         if self.space is Space.PRIVATE:
             return f"P{self.instance}:{name}"
         return name

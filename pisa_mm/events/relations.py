@@ -35,6 +35,7 @@ SET_NAMES = (
     "WG",
     "GPU",
     "SYS",
+    "UNSCOPED",
     "GLOBAL",
     "SHARED",
     "PRIVATE",
@@ -108,6 +109,26 @@ def _in_space(space: Space) -> Callable[[Event], bool]:
     return member
 
 
+def _unscoped(es: EventStructure) -> frozenset[int]:
+    """The atomic events of `.relaxed` instructions, which carry no scope label (PISA 8).
+
+    An RMW is relaxed when both its halves are: the relaxed half of an acquire or release
+    RMW belongs to a scoped instruction (`es.rmw` pairs every RMW's read with its write,
+    the write of a cas included, whether or not it happens).
+    """
+    partner: dict[int, int] = {}
+    for r, w in es.rmw:
+        partner[r], partner[w] = w, r
+    out: set[int] = set()
+    for e in es.events:
+        if e.order is not Order.RLX or not _is_access(e):
+            continue
+        other = partner.get(e.id)
+        if other is None or es.events[other].order is Order.RLX:
+            out.add(e.id)
+    return frozenset(out)
+
+
 def static_sets(es: EventStructure) -> dict[str, frozenset[int]]:
     """Every built-in set. Space sets hold accesses whose space is statically certain (one
     possible location, or all in one space) and fences by the spaces they cover; use
@@ -128,6 +149,7 @@ def static_sets(es: EventStructure) -> dict[str, frozenset[int]]:
         "RET": _select(es, lambda e: e.kind is Kind.EXIT and e.tag is Tag.RETURN),
         "HOST": _select(es, lambda e: e.thread in host),
         "GENERIC": _select(es, lambda e: e.generic),
+        "UNSCOPED": _unscoped(es),
     }
     for name, order in _ORDER_SETS.items():
         sets[name] = _select(es, _has_order(order))

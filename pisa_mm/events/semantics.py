@@ -44,6 +44,7 @@ from pisa_mm.values.expr import (
     Op,
     ReadValue,
 )
+from pisa_mm.values.fold import same_expr
 
 ADDR_WIDTH = 64  # addresses are 64-bit values (PISA 3.3)
 
@@ -57,7 +58,12 @@ def _mask(width: int) -> int:
 
 
 def mk(op: Op, args: Sequence[Expr], width: int, fmt: FpFormat | None = None) -> Expr:
-    """Build `op(args)`, folding constants and trivial boolean identities."""
+    """Build `op(args)`, folding constants and trivial boolean identities.
+
+    Folding may drop a read from the expression (`ite(c, a, a)` is `a`); dependencies do not
+    come from these expressions but from the syntactic sources the builder tracks
+    (events/deps.py), so simplifying here is safe for them.
+    """
     tup = tuple(args)
     node = Apply(op, tup, width, fmt)
     check_apply(node)  # a malformed node is a bug here, not bad input
@@ -67,14 +73,14 @@ def mk(op: Op, args: Sequence[Expr], width: int, fmt: FpFormat | None = None) ->
         return Const(apply_op(op, values, width, arg_width, fmt), width)
     if op is Op.ITE and isinstance(tup[0], Const):
         return tup[1] if tup[0].value else tup[2]
-    if op is Op.ITE and tup[1] == tup[2]:
+    if op is Op.ITE and same_expr(tup[1], tup[2]):
         return tup[1]
     if op is Op.BAND:
         flat: list[Expr] = []
         for x in tup:
             if isinstance(x, Apply) and x.op is Op.BAND:
                 flat.extend(x.args)
-            elif x not in flat:
+            elif not any(same_expr(x, y) for y in flat):
                 flat.append(x)
         rest = tuple(x for x in flat if x != TRUE)
         if FALSE in rest:
@@ -96,13 +102,6 @@ def mk(op: Op, args: Sequence[Expr], width: int, fmt: FpFormat | None = None) ->
     if op is Op.BNOT and isinstance(tup[0], Apply) and tup[0].op is Op.BNOT:
         return tup[0].args[0]
     return node if tup is node.args else Apply(op, tup, width, fmt)
-
-
-def fold(expr: Expr) -> Expr:
-    """Re-fold an expression bottom-up (after substituting constants into it)."""
-    if isinstance(expr, Apply):
-        return mk(expr.op, [fold(a) for a in expr.args], expr.width, expr.fmt)
-    return expr
 
 
 def conj(*args: Expr) -> Expr:

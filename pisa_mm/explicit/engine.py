@@ -186,7 +186,7 @@ def _mem_location(es: EventStructure, o: MemObs) -> Location:
     var = es.layout.variable(o.var)
     if var is None:
         raise RuntimeError(f"observable {o} names no variable of the layout")
-    instance = o.wg if var.space is Space.SHARED else None
+    instance = o.instance if var.space is Space.SHARED else None
     return Location(o.var, o.index * var.width // 8, instance, var.space)
 
 

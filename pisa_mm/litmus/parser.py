@@ -502,18 +502,21 @@ class _Builder:
             tid, reg = tree.children
             return S.RawRegObs(self.name(tid), self.reg_name(reg), self.span(tree))
         wg: S.Name | None = None
+        gpu: S.Name | None = None
         index: S.RawInt | None = None
         var: S.Name | None = None
         for c in tree.children:
             if isinstance(c, lark.Token):
                 if c.type == "WG_PREFIX":
                     wg = self.name(c)
+                elif c.type == "GPU_PREFIX":
+                    gpu = self.name(c)
                 else:
                     var = self.name(c)
             else:
                 index = self.int_(c.children[0])
         assert var is not None
-        return S.RawMemObs(var, index, wg, self.span(tree))
+        return S.RawMemObs(var, index, wg, self.span(tree), gpu)
 
     def prop(self, tree: lark.Tree[Any], depth: int = 0) -> S.RawProp:
         span = self.span(tree)

@@ -403,17 +403,29 @@ class RegObs:
 
 @dataclass(frozen=True, slots=True, order=True)
 class MemObs:
-    """`@x`, `@a[2]`, `wg1:@s`: a variable element's final value (last write in co)."""
+    """`@x`, `@a[2]`, `wg1:@s`, `gpu1:wg0:@s`: a variable element's final value (last write
+    in co). A `.shared` observable names its work-group: `wg` in NDRange `gpu` (None for
+    NDRange 0, so that each instance has one MemObs)."""
 
     var: str
     index: int = 0
     wg: int | None = None
+    gpu: int | None = None
     # the float format when the variable is float-typed; not part of the identity
     fmt: FpFormat | None = field(default=None, compare=False)
 
+    @property
+    def instance(self) -> tuple[int, int] | None:
+        """The `.shared` instance observed: its work-group as (NDRange, number)."""
+        if self.wg is None:
+            return None
+        return (0 if self.gpu is None else self.gpu, self.wg)
+
     def __str__(self) -> str:
         idx = f"[{self.index}]" if self.index else ""
-        pre = f"wg{self.wg}:" if self.wg is not None else ""
+        pre = ""
+        if self.wg is not None:
+            pre = f"wg{self.wg}:" if not self.gpu else f"gpu{self.gpu}:wg{self.wg}:"
         return f"{pre}@{self.var}{idx}"
 
 

@@ -150,6 +150,7 @@ class RawMemObs:
     index: RawInt | None
     wg: Name | None
     span: Span
+    gpu: Name | None = None  # `gpuN:` before the work-group prefix
 
 
 RawObservable = RawRegObs | RawMemObs

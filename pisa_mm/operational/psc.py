@@ -14,9 +14,11 @@ looking at the newest event in each role finds every edge exactly once it exists
     scb_X      = po | [X];po-nl;hb_X;po-nl;[X] | ([X];hb_X;[X]) & loc | co | fr
     psc-base_X = ([SC&M] | [FSC_X];hb_X;[M&X]) ; scb_X ; ([SC&M] | [M&X];hb_X;[FSC_X])
     psc-f_X    = [FSC_X] ; (hb_X | hb_X;[M&X];eco;hb_X) ; [FSC_X]
-    sc: acyclic (psc-base_G | psc-base_S | psc-f_G | psc-f_S) & incl
+    psc-cross  = [SC&M] ; ([X];po-nl;(hb_G & hb_S);po-nl;[Y]) ; [SC&M]   (X, Y distinct)
+    sc: acyclic (psc-base_G | psc-base_S | psc-f_G | psc-f_S | psc-cross) & incl
 
-- the new event n is an access: as b' of psc-base (if n is SC: every a' with scb(a', n));
+- the new event n is an access: as b' of psc-base and of psc-cross (if n is SC: every a'
+  with scb(a', n));
   as a' (co/fr edges from n to writes already in memory, the only scb edges that can end at
   an older event); as m1 of psc-f (eco from n to older accesses that are hb-before fences);
 - n is an SC fence: as b of psc-base (every access b' hb-before n, every a' with scb(a', b'))
@@ -163,6 +165,20 @@ class Graph:
             return frozenset({sa})  # a po-nl c hb_X d po-nl b
         return frozenset()
 
+    def scb_cross(self, a: Ev, b: Ev) -> bool:
+        """a po-nl c (hb_G & hb_S) d po-nl b, for accesses a and b of different spaces."""
+        sa, sb = _space(a), _space(b)
+        return (
+            sa is not None
+            and sb is not None
+            and sa is not sb
+            and a.actor[1] < 0
+            and b.actor[1] < 0
+            and a.actor != b.actor
+            and b.dhb is not None
+            and all(clock(b.dhb, x, a.actor) >= self._c_min(a) for x in BOTH)
+        )
+
     def fpre(self, e: Ev, space: Space) -> set[Node]:
         """The SC fences covering `space` that are hb_X-before the X-access e."""
         if _space(e) is not space:
@@ -193,6 +209,8 @@ class Graph:
                 for a in self.accesses:
                     for x in self.scb(a, n):
                         out.update((p, n.node) for p in self.pre(a, x))
+                    if a.sc and self.scb_cross(a, n):
+                        out.add((a.node, n.node))
             # n as a': co/fr from n to writes already in memory
             starts = ({n.node} if n.sc else set()) | (self.fpre(n, y) if y else set())
             if starts:

@@ -261,11 +261,12 @@ class Machine:
             )
         if off % (width // 8):
             raise PisaMMError.at(span, f"misaligned {width}-bit access to @{var.name}+{off}")
-        instance: int | None = None
+        instance: int | tuple[int, int] | None = None
         if var.space is Space.SHARED:
-            instance = self.places[t].wg
-            if instance is None:
+            p = self.places[t]
+            if p.gpu is None or p.wg is None:
                 raise PisaMMError.at(span, "a host thread cannot access .shared memory")
+            instance = (p.gpu, p.wg)  # a work-group is (NDRange, number)
         elif var.space is Space.PRIVATE:
             instance = t
         return Location(var.name, off, instance, var.space)
@@ -485,7 +486,7 @@ class Machine:
             case Fence():
                 # every fence is eager: an SC fence only adds psc edges, whatever the order
                 # in which the other events of the run are added (psc.py)
-                fenced = self._fence(cfg, t, nxt, op, _fence_scope(op), ins.span.line, notes)
+                fenced = self._fence(cfg, t, nxt, op, op.scope, ins.span.line, notes)
                 if fenced is None:
                     cfg.dead = True
                     return False
@@ -1218,7 +1219,7 @@ class Machine:
                 case MemObs():
                     var = self.layout.variable(obs.var)
                     assert var is not None
-                    inst = obs.wg if var.space is Space.SHARED else None
+                    inst = obs.instance if var.space is Space.SHARED else None
                     loc = Location(var.name, obs.index * (var.width // 8), inst, var.space)
                     msgs = cfg.mem.get(loc)
                     out[obs] = msgs[-1].value if msgs else self.init_value(loc)
@@ -1249,13 +1250,6 @@ def _access_scope(order: Order | None, scope: Scope | None, loc: Location) -> Sc
     if loc.space is Space.SHARED and eff > Scope.WG:
         eff = Scope.WG
     return eff
-
-
-def _fence_scope(op: Fence) -> Scope:
-    """A fence over `.shared` alone acts within one work-group: wider scopes are workgroup."""
-    if op.spaces == frozenset({Space.SHARED}) and op.scope > Scope.WG:
-        return Scope.WG
-    return op.scope
 
 
 def _finish(ts: ThreadState, status: Status) -> ThreadState:

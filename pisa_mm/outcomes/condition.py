@@ -39,14 +39,14 @@ __all__ = [
 ]
 
 
-def obs_key(obs: Observable) -> tuple[int, str, int, int]:
+def obs_key(obs: Observable) -> tuple[int, str, int, int, int]:
     """A total order on observables: registers by thread, then memory; stable across engines."""
     match obs:
         case RegObs():
-            return (0, f"{obs.thread:08d}:{obs.reg}", -1 if obs.elem is None else obs.elem, 0)
+            return (0, f"{obs.thread:08d}:{obs.reg}", -1 if obs.elem is None else obs.elem, 0, 0)
         case MemObs():
-            wg = -1 if obs.wg is None else obs.wg
-            return (1, obs.var, obs.index, wg)
+            gpu, wg = obs.instance or (-1, -1)
+            return (1, obs.var, obs.index, wg, gpu)
         case _:
             assert_never(obs)
 

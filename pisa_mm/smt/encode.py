@@ -16,7 +16,7 @@ from pisa_mm.outcomes.condition import reg_key
 from pisa_mm.smt.lits import Circuit, Lit, lnot
 from pisa_mm.smt.values import ValueEncoder
 from pisa_mm.values.eval import postorder
-from pisa_mm.values.expr import Apply, Const, Expr
+from pisa_mm.values.expr import Apply, Const, Contribution, Expr, ReadValue
 
 Pair = tuple[int, int]
 
@@ -422,8 +422,15 @@ class Encoding:
 
     def _encode_thin_air(self) -> None:
         """Value dependencies (rf with data and address dependencies) must be acyclic: no
-        engine generates values out of thin air (docs/architecture.md)."""
-        deps = set(self.es.data) | set(self.es.addr)
+        engine generates values out of thin air (docs/architecture.md). Only dependencies
+        through which a value is actually computed count: `data`/`addr` are syntactic and
+        also relate a read to a value that does not use it (`sel d, 1, 1, p`), which is a
+        legitimate candidate (the explicit engine evaluates it), left to the model."""
+        deps: set[Pair] = set()
+        for a, b in set(self.es.data) | set(self.es.addr):
+            used = self._value_sources(b)
+            if used is None or a in used:
+                deps.add((a, b))
         if not deps:
             return
         edges: dict[Pair, Lit] = {}
@@ -434,6 +441,21 @@ class Encoding:
         for pair, lit in self.rf.items():
             edges[pair] = self.c.lor(edges.get(pair, False), lit)
         self.constraints.extend(acyclic_constraints(self.c, edges, "wf"))
+
+    def _value_sources(self, eid: int) -> frozenset[int] | None:
+        """The reads an event's written value and address mention; None (any read) when
+        they mention a collective contribution (resolved only in `data`)."""
+        e = self.es.events[eid]
+        found: set[int] = set()
+        for expr in (e.value, e.addr):
+            if expr is None:
+                continue
+            for node in postorder(expr):
+                if isinstance(node, ReadValue):
+                    found.add(node.event)
+                elif isinstance(node, Contribution):
+                    return None
+        return frozenset(found)
 
     # ------------------------------------------------------------ final state
 
@@ -465,7 +487,7 @@ class Encoding:
         var = self.es.layout.variable(obs.var)
         if var is None:
             raise PisaMMError.at(None, f"observable {obs} names no variable", "smt")
-        instance = obs.wg if var.space is Space.SHARED else None
+        instance = obs.instance if var.space is Space.SHARED else None
         return Location(obs.var, obs.index * var.width // 8, instance, var.space)
 
     def _memory(self, obs: MemObs) -> Any:

@@ -18,6 +18,7 @@ __all__ = [
     "apply_op",
     "check_apply",
     "evaluate",
+    "map_leaves",
     "postorder",
     "to_signed",
 ]
@@ -72,6 +73,22 @@ def postorder(expr: Expr, known: Container[int] = frozenset()) -> list[Expr]:
         if isinstance(e, Apply):
             stack.extend((a, False) for a in reversed(e.args) if id(a) not in seen)
     return out
+
+
+def map_leaves(expr: Expr, leaf: Callable[[Expr], Expr]) -> Expr:
+    """`expr` with every non-`Apply` node `e` replaced by `leaf(e)`, sharing kept.
+
+    Iterative (over `postorder`), so that deep chains of values need no recursion.
+    """
+    memo: dict[int, Expr] = {}
+    for e in postorder(expr):
+        if isinstance(e, Apply):
+            args = tuple(memo[id(a)] for a in e.args)
+            same = all(x is y for x, y in zip(args, e.args, strict=True))
+            memo[id(e)] = e if same else Apply(e.op, args, e.width, e.fmt)
+        else:
+            memo[id(e)] = leaf(e)
+    return memo[id(expr)]
 
 
 def _malformed(node: Apply, why: str) -> MalformedExprError:

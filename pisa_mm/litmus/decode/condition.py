@@ -79,31 +79,56 @@ class CondChecker:
                 )
         if decl.space is Space.PRIVATE:
             fail(o.var.span, f"cannot observe .private variable @{name}", "condition")
-        wg: int | None = None
-        wgs = sorted({p.wg for p in self.places if p.wg is not None})
-        if o.wg is not None:
-            if decl.space is not Space.SHARED:
-                fail(
-                    o.wg.span,
-                    f"a work-group prefix names a .shared instance; @{name} is .{decl.space.value}",
-                    "condition",
-                )
-            wg = int_literal(o.wg.text[2:], o.wg.span, "work-group number")
-            gpus = {p.gpu for p in self.places if p.wg == wg}
-            if not gpus:
-                fail(o.wg.span, f"no thread is in work-group {wg}", "condition")
-            if len(gpus) > 1:
-                fail(o.wg.span, f"work-group {wg} exists in several gpus; rename one", "condition")
-        elif decl.space is Space.SHARED:
-            if len(wgs) != 1:
+        wg, gpu = self._shared_instance(o, name, decl.space)
+        return MemObs(name, index, wg, gpu, decl.fmt), decl.width
+
+    def _shared_instance(
+        self, o: S.RawMemObs, name: str, space: Space
+    ) -> tuple[int | None, int | None]:
+        """(work-group, NDRange) of a `.shared` observable; (None, None) for other spaces.
+        NDRange 0 is given as None, so that each instance has one MemObs.
+
+        `gpuN:wgK:@s` names work-group K of NDRange N; `wgK:@s` NDRange 0's work-group K,
+        or, when NDRange 0 has none, that of the only NDRange with a work-group K.
+        """
+        groups = sorted({(p.gpu or 0, p.wg) for p in self.places if p.wg is not None})
+        prefix = o.gpu if o.gpu is not None else o.wg
+        if prefix is not None and space is not Space.SHARED:
+            fail(
+                prefix.span,
+                f"a work-group prefix names a .shared instance; @{name} is .{space.value}",
+                "condition",
+            )
+        if o.wg is None:
+            if space is not Space.SHARED:
+                return None, None
+            if len(groups) != 1:
+                g, w = groups[0] if groups else (0, 0)
+                example = f"wg{w}:@{name}" if g == 0 else f"gpu{g}:wg{w}:@{name}"
                 fail(
                     o.var.span,
-                    f"@{name} is .shared: name the work-group instance, e.g. "
-                    f"wg{wgs[0] if wgs else 0}:@{name}",
+                    f"@{name} is .shared: name the work-group instance, e.g. {example}",
                     "condition",
                 )
-            wg = wgs[0]
-        return MemObs(name, index, wg, decl.fmt), decl.width
+            g, w = groups[0]
+            return w, g or None
+        wg = int_literal(o.wg.text[2:], o.wg.span, "work-group number")
+        if o.gpu is not None:
+            gpu = int_literal(o.gpu.text[3:], o.gpu.span, "NDRange number")
+            if (gpu, wg) not in groups:
+                fail(o.gpu.span, f"no thread is in work-group {wg} of gpu {gpu}", "condition")
+            return wg, gpu or None
+        gpus = sorted(g for g, w in groups if w == wg)
+        if not gpus:
+            fail(o.wg.span, f"no thread is in work-group {wg}", "condition")
+        if 0 not in gpus and len(gpus) > 1:
+            fail(
+                o.wg.span,
+                f"work-group {wg} exists in gpus {', '.join(map(str, gpus))} but not in gpu 0: "
+                f"write gpu{gpus[0]}:wg{wg}:@{name}",
+                "condition",
+            )
+        return wg, None if 0 in gpus else gpus[0]
 
     def prop(self, p: S.RawProp) -> Prop:
         match p:

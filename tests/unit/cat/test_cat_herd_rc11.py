@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pisa_mm.cat.loader import load_model
+from pisa_mm.cat.loader import load_model, load_model_source
 from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.run import Loaded, load, run_engines
 from pisa_mm.engines import available_engines
@@ -24,7 +24,17 @@ DIFFERENT = {
     # RC11's release sequence (C++11) starts with the same-thread later writes to the
     # location; pisa's is C++20's (P0982): only RMWs continue it.
     "RelSeq+po-store": "release sequence",
+    "RelSeq+po-store+rmw": "release sequence",
 }
+# pisa-rc11 with RC11's release sequence (pisa-rs11's decision): RC11 itself on these tests.
+RC11_WITH_RS11 = """"pisa-rc11 with C++11 release sequences"
+include "stdlib.cat"
+let scope-ok = incl
+let Aorder = _ * _
+let rs-head = [W & A] ; (po-loc ; [W & A])?
+let thin-air = po | aso | rf
+include "pisa-core.cat"
+"""
 # The race flag of each model.
 RACE_FLAGS = {"data-race"}
 
@@ -82,6 +92,15 @@ def test_herd_style_rc11_equals_pisa_rc11_on_system_scope_tests() -> None:
         if _verdict(a) != _verdict(b):
             differ.add(path.stem)
     assert differ == set(DIFFERENT)
+
+
+def test_the_difference_is_exactly_the_release_sequence_decision() -> None:
+    """Turning pisa-rc11's release-sequence decision to pisa-rs11's leaves no difference."""
+    herd = load_model(str(HERD_RC11))
+    both = load_model_source(RC11_WITH_RS11, "<rc11+rs11>", "rc11-rs11")
+    for path in _system_scope_tests():
+        a, b = _run(path, herd, "explicit"), _run(path, both, "explicit")
+        assert _verdict(a) == _verdict(b), path.stem
 
 
 def test_the_documented_difference_is_the_release_sequence() -> None:

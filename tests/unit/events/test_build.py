@@ -91,7 +91,7 @@ def test_relaxed_atomics_get_system_scope_and_shared_caps_at_workgroup() -> None
     es = build(make_test([thread(0, ops, wg=3)], variables))
     r, w, f, _ = of(es, 0)
     assert r.scope is Scope.SYS
-    assert w.scope is Scope.WG and w.locs == {Location("s", 0, 3, Space.SHARED)}
+    assert w.scope is Scope.WG and w.locs == {Location("s", 0, (0, 3), Space.SHARED)}
     assert f.scope is Scope.GPU and f.spaces == {Space.GLOBAL}
 
 
@@ -234,7 +234,7 @@ def test_generic_address_resolves_via_layout() -> None:
     es = build(make_test([thread(0, ops, wg=1)], variables, inits))
     r, w, _ = of(es, 0)
     assert r.generic and r.locs == {Location("x", 0, None, Space.GLOBAL)}
-    assert w.spaces == {Space.SHARED} and w.locs == {Location("s", 0, 1, Space.SHARED)}
+    assert w.spaces == {Space.SHARED} and w.locs == {Location("s", 0, (0, 1), Space.SHARED)}
 
 
 def test_shared_init_writes_per_touching_workgroup() -> None:

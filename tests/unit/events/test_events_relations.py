@@ -63,8 +63,8 @@ def test_sets_by_kind_order_scope_space() -> None:
     assert sets["IW"] == {0, 1, 2} and sets["IW"] <= sets["W"] and sets["IW"] <= sets["NA"]
     assert w in sets["RLX"] and w in sets["SYS"] and r in sets["ACQ"] and r in sets["WG"]
     assert f in sets["F"] and f in sets["SHARED"] and f not in sets["GLOBAL"]
-    # a fence over .shared alone acts within one work-group: its .gpu scope is clamped to WG
-    assert f in sets["ACQ_REL"] and f in sets["WG"] and f not in sets["GPU"]
+    # a fence keeps the scope written on it, even over .shared alone (model-decisions)
+    assert f in sets["ACQ_REL"] and f in sets["GPU"] and f not in sets["WG"]
     assert q in sets["GENERIC"] and q in sets["NA"]
     assert q not in sets["GLOBAL"]  # computed address: a global or a shared location
     assert {w, r} <= sets["GLOBAL"]
@@ -154,3 +154,28 @@ def test_sinstr_tells_barrier_instructions_apart() -> None:
     assert (second, a1) in rels["binst"] and (second, a1) not in rels["sinstr"]
     add = {e.id for e in es.events if e.thread == 0 and e.kind is Kind.READ}
     assert add and all((r, first) in rels["ctrl"] for r in add)
+
+
+def test_unscoped_holds_the_events_of_relaxed_instructions_only() -> None:
+    from pisa_mm.litmus import parse_test
+
+    test = parse_test(
+        """PISA U
+{ .global .32b @x = 0; }
+P0 @ wg 0 {
+  st.global.relaxed.32b [@x], 1;
+  iatom.global.relaxed.add.32b %r0, [@x], 1;
+  iatom.global.acquire.system.add.32b %r1, [@x], 1;
+  iatom.global.release.system.cas.32b %r2, [@x], 5, 7;
+  ld.global.acquire.system.32b %r3, [@x];
+}
+exists (P0:%r0 == 0)
+""",
+        "u.litmus",
+    )
+    es = build(test)
+    evs = [e for e in es.events if e.thread == 0 and e.kind in (Kind.READ, Kind.WRITE)]
+    st, r0, w0, _r1, w1, r2, _w2, _ld = evs
+    # relaxed halves of scoped RMWs (w1, r2) are RLX at system scope but not UNSCOPED
+    assert {w1.order, r2.order} == {Order.RLX} and w1.scope is r2.scope is Scope.SYS
+    assert static_sets(es)["UNSCOPED"] == {st.id, r0.id, w0.id}

@@ -65,7 +65,7 @@ def test_float_literals_in_conditions_are_patterns_of_the_format() -> None:
 
 def test_states_print_float_typed_values_as_floats() -> None:
     test = parse_test(FLOATS, "f.litmus")
-    f = MemObs("f", 0, None, FpFormat.F)
+    f = MemObs("f", 0, None, None, FpFormat.F)
     x = MemObs("x")
     r3 = RegObs(1, "r3")
     state = make_state({f: 0x40900000, x: 7, r3: 0x40900000})

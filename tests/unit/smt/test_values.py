@@ -207,3 +207,11 @@ def test_deep_chains_encode_without_recursion() -> None:
         node = Apply(Op.ADD, (node, Const(1, 32)), 32)
     term = encode(node, lambda e: z3.BitVecVal(5, 32))
     assert z3.simplify(term).as_long() == 20005
+
+
+def test_a_chain_of_2000_dependent_adds_encodes_without_recursion() -> None:
+    value: Expr = ReadValue(0, 32)
+    for _ in range(2000):
+        value = Apply(Op.ADD, (value, Const(1, 32)), 32)
+    term = encode(value, lambda e: z3.BitVecVal(5, 32))
+    assert z3.simplify(term).as_long() == 2005
