@@ -13,7 +13,9 @@ from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
-SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote")
+SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote", "import")
+# Subcommands whose module name differs from the command (`import` is a Python keyword).
+MODULES = {"import": "import_tests"}
 
 
 class Command(Protocol):
@@ -26,9 +28,9 @@ class Command(Protocol):
 
 def _load(name: str) -> Command | None:
     try:
-        module = importlib.import_module(f"pisa_mm.commands.{name}")
+        module = importlib.import_module(f"pisa_mm.commands.{MODULES.get(name, name)}")
     except ModuleNotFoundError as exc:
-        if exc.name == f"pisa_mm.commands.{name}":
+        if exc.name == f"pisa_mm.commands.{MODULES.get(name, name)}":
             return None
         raise
     return cast(Command, module)
