@@ -213,8 +213,8 @@ class _Builder:
         return S.InitItem(thread, name, self.type_words(typ), val, pointer, self.span(node))
 
     def signed(self, node: lark.Tree[Any]) -> int:
-        toks = [str(t) for t in node.children]
-        return -_int(toks[-1]) if len(toks) == 2 else _int(toks[-1])
+        minus, num = node.children
+        return -_int(str(num)) if minus is not None else _int(str(num))
 
     def thread(self, node: lark.Tree[Any]) -> S.Thread:
         kids = [c for c in node.children]

@@ -141,12 +141,12 @@ def _locations(test: S.HerdTest) -> tuple[dict[str, Location], dict[str, set[int
     for t in test.threads:
         for p in t.params:
             users.setdefault(p.name, set()).add(t.proc)
+            space = _param_space(p.type, p.span)
             u = _base_type(p.type, f"parameter {p.name} of P{t.proc}", p.span)
             if unsigned.setdefault(p.name, u) != u:
                 raise Unsupported(
                     Reason.MIXED_SIZE, f"{p.name} has different types in different threads", p.span
                 )
-            space = _param_space(p.type, p.span)
             if (
                 space is not None
                 and p.name not in regions
