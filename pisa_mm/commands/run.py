@@ -36,6 +36,7 @@ from pisa_mm.outcomes.expectations import (
 )
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.report.herd import render_flag_witnesses, render_result
+from pisa_mm.report.herdlog import render_herd_log
 from pisa_mm.report.json import results_to_json
 
 __all__ = [
@@ -77,6 +78,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="print the witness events of each flag"
+    )
+    parser.add_argument(
+        "--herd-log",
+        action="store_true",
+        help="print the result blocks in herd7's log format for mcompare7/msort7 (states as "
+        "1:r0=0; x=1;); the summary goes to stderr",
     )
 
 
@@ -304,6 +311,11 @@ def main(args: argparse.Namespace) -> int:
             None, "--check compares with expectations recorded at each test's own unroll "
             "bound; drop --unroll", "usage"
         )  # fmt: skip
+    if args.herd_log and (args.json == "-" or len(engines) > 1):
+        raise PisaMMError.at(
+            None, "--herd-log prints one block per test on stdout: use one engine, no --json -",
+            "usage",
+        )  # fmt: skip
     tally = _Tally()
     records: list[tuple[str, TestResult, Sequence[str]]] = []
     text_output = args.json != "-"  # JSON on stdout replaces the text blocks
@@ -343,7 +355,10 @@ def main(args: argparse.Namespace) -> int:
                 problems.append(f"{exp_file}: no expectation file (create it with promote)")
             for r in results:
                 records.append((path, r, problems))
-                if text_output:
+                if args.herd_log:  # herd's log grammar: nothing but its own lines
+                    sys.stdout.write(render_herd_log(r))
+                    sys.stdout.flush()
+                elif text_output:
                     text = render_result(r)
                     if args.verbose:
                         text += render_flag_witnesses(r)
@@ -370,7 +385,7 @@ def main(args: argparse.Namespace) -> int:
         + (f", {tally.errors} bad input" if tally.errors else "")
         + f" ({', '.join(engines)}, model {model.name})"
     )
-    print(summary, file=sys.stdout if text_output else sys.stderr)
+    print(summary, file=sys.stdout if text_output and not args.herd_log else sys.stderr)
     if tally.errors:
         return 2
     return 1 if tally.failed else 0
