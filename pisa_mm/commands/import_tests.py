@@ -7,6 +7,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from pisa_mm.commands.run import collect_tests
 from pisa_mm.errors import PisaMMError
 from pisa_mm.importers import Unsupported, load
 from pisa_mm.importers.writer import write_atomic
@@ -30,24 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _sources(args: list[str]) -> list[Path]:
-    out: list[Path] = []
-    for arg in args:
-        p = Path(arg)
-        if p.is_dir():
-            found = sorted(f for f in p.rglob("*.litmus") if f.is_file())
-            if not found:
-                raise PisaMMError.at(None, f"no *.litmus files under {arg}", "io")
-            out.extend(found)
-        elif p.is_file():
-            out.append(p)
-        else:
-            raise PisaMMError.at(None, f"no such file or directory: {arg}", "io")
-    return out
-
-
 def main(args: argparse.Namespace) -> int:
-    sources = _sources(args.sources)
+    sources = [Path(p) for p in collect_tests(args.sources)]
     outdir = Path(args.output)
     if outdir.exists() and not outdir.is_dir():
         raise PisaMMError.at(None, f"--output {outdir} is not a directory", "io")
