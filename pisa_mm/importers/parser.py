@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.importers import syntax as S
 
-__all__ = ["detect_dialect", "parse_herd"]
+__all__ = ["Header", "detect_dialect", "parse_herd"]
 
 _HERE = Path(__file__).parent
 _HEADER = re.compile(r"^[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]+(\S+)[ \t]*$")
@@ -46,11 +47,25 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"\(\*.*?\*\)|/\*.*?\*/|//[^\n]*", blank, text, flags=re.DOTALL)
 
 
-def detect_dialect(text: str, path: str) -> tuple[S.Dialect, str, int, str]:
-    """(dialect, test name, header line number, body text with the header blanked).
+@dataclass(frozen=True, slots=True)
+class Header:
+    """What precedes the init block: dialect, name, herd's description and `key=value` info
+    lines (diy7 writes `Cycle=...`, `Generator=...`), and the body with those lines blanked."""
 
-    A file whose first line is neither `C NAME` nor `OpenCL NAME` is an error naming the
-    expected dialects."""
+    dialect: S.Dialect
+    name: str
+    line: int
+    description: str | None
+    info: tuple[tuple[str, str], ...]
+    body: str
+
+
+_INFO = re.compile(r"^[ \t]*([A-Za-z_][A-Za-z0-9_\-.]*)[ \t]*=(.*)$")
+
+
+def detect_dialect(text: str, path: str) -> Header:
+    """The header of a herd test. A file whose first line is neither `C NAME` nor
+    `OpenCL NAME` is an error naming the expected dialects."""
     clean = _strip_comments(text)
     lines = clean.split("\n")
     for i, line in enumerate(lines):
@@ -65,34 +80,42 @@ def detect_dialect(text: str, path: str) -> tuple[S.Dialect, str, int, str]:
                 f"{EXPECTED_DIALECTS}",
                 "dialect",
             )
-        name = m.group(2)
         body_lines = text.split("\n")
         body_lines[i] = ""
-        # herd allows a quoted description line after the header
-        j = i + 1
-        while j < len(lines) and not lines[j].strip():
-            j += 1
-        if j < len(lines) and lines[j].lstrip().startswith('"'):
+        description: str | None = None
+        info: list[tuple[str, str]] = []
+        # herd allows a quoted description and `key=value` lines before the init block
+        for j in range(i + 1, len(lines)):
+            stripped = lines[j].strip()
+            if not stripped:
+                continue
+            info_m = _INFO.match(lines[j])
+            if stripped.startswith('"') and description is None and not info:
+                description = stripped.strip('"').replace('"', "'")
+            elif info_m is not None:
+                info.append((info_m.group(1), info_m.group(2).strip()))
+            else:
+                break
             body_lines[j] = ""
         body = "\n".join(body_lines)
-        if word in _OPENCL_HEADERS or _OPENCL_MARKS.search(_strip_comments(body)):
-            return S.Dialect.OPENCL, name, i + 1, body
-        return S.Dialect.C11, name, i + 1, body
+        opencl = word in _OPENCL_HEADERS or _OPENCL_MARKS.search(_strip_comments(body))
+        dialect = S.Dialect.OPENCL if opencl else S.Dialect.C11
+        return Header(dialect, m.group(2), i + 1, description, tuple(info), body)
     raise PisaMMError.at(Span(path, 1, 1), f"empty file: expected {EXPECTED_DIALECTS}", "dialect")
 
 
 def parse_herd(text: str, path: str) -> S.HerdTest:
     """Parse a herd C11 or OpenCL test; bad input raises PisaMMError (with `sources`)."""
     try:
-        dialect, name, line, body = detect_dialect(text, path)
-        parser = _parser(dialect)
+        header = detect_dialect(text, path)
+        parser = _parser(header.dialect)
         try:
-            tree = parser.parse(body)
+            tree = parser.parse(header.body)
         except UnexpectedInput as exc:
-            raise _syntax_error(exc, body, path, dialect) from None
+            raise _syntax_error(exc, header.body, path, header.dialect) from None
         except LarkError as exc:
             raise PisaMMError.at(Span(path, 1, 1), f"cannot parse: {exc}", "syntax") from None
-        return _Builder(path, dialect, name, Span(path, line, 1)).test(tree)
+        return _Builder(path, header).test(tree)
     except PisaMMError as exc:
         exc.sources = {path: text}  # type: ignore[attr-defined]
         raise
@@ -126,10 +149,9 @@ def _proc(text: str) -> int:
 class _Builder:
     """lark's tree -> syntax.py nodes (a hand-written walk, so that mypy sees the types)."""
 
-    def __init__(self, path: str, dialect: S.Dialect, name: str, header: Span) -> None:
+    def __init__(self, path: str, header: Header) -> None:
         self.path = path
-        self.dialect = dialect
-        self.name = name
+        self.dialect = header.dialect
         self.header = header
 
     def span(self, node: Any) -> Span:
@@ -176,7 +198,9 @@ class _Builder:
                     prop = self.prop(child.children[1])
         return S.HerdTest(
             self.dialect,
-            self.name,
+            self.header.name,
+            self.header.description,
+            self.header.info,
             self.path,
             tuple(inits),
             tuple(threads),
@@ -186,7 +210,7 @@ class _Builder:
             filt,
             quant,
             prop,
-            self.header,
+            Span(self.path, self.header.line, 1),
         )
 
     # ---------------------------------------------------------------- init, threads

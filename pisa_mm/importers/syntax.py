@@ -212,6 +212,8 @@ HProp = PAtom | PBool | PNot | PBin
 class HerdTest:
     dialect: Dialect
     name: str
+    description: str | None
+    info: tuple[tuple[str, str], ...]  # herd's `key=value` header lines
     path: str
     inits: tuple[InitItem, ...]
     threads: tuple[Thread, ...]

@@ -218,8 +218,13 @@ def translate(test: S.HerdTest) -> PisaTest:
     dialect = "C11" if test.dialect is S.Dialect.C11 else "OpenCL"
     return PisaTest(
         name=test_name(test.name),
-        description=f"Imported from the herd {dialect} test {test.name}.",
-        metadata=(("source", test.path), ("dialect", test.dialect.value)),
+        description=f"Imported from the herd {dialect} test {test.name}"
+        + (f": {test.description}" if test.description else "."),
+        metadata=(
+            ("source", test.path),
+            ("dialect", test.dialect.value),
+            *((f"herd.{k}", v) for k, v in test.info),
+        ),
         locations=tuple(locs.values()),
         reg_inits=tuple(reg_inits),
         threads=tuple(PisaThread(tt.proc, places[tt.proc], tuple(tt.lines)) for tt in threads),

@@ -78,7 +78,11 @@ def mutated(draw: st.DrawFn) -> str:
     return text
 
 
-@settings(max_examples=int(os.environ.get("PISA_MM_FUZZ_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("PISA_MM_FUZZ_EXAMPLES", "300")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 @given(mutated())
 def test_only_located_errors_or_skips_escape(text: str) -> None:
     try:

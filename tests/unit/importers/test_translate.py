@@ -70,6 +70,23 @@ def test_c11_mp_relaxed_exact_text() -> None:
     )
 
 
+def test_diy7_header_lines_are_kept_as_metadata() -> None:
+    text = import_text(
+        'C MP+po+po\n"PodWW Rfe PodRR Fre"\nCycle=Rfe PodRR Fre PodWW\nGenerator=diy7\n'
+        "{\n[x]=0;\n[y]=0;\n}\n"
+        "P0 (atomic_int* y,atomic_int* x) {\n"
+        "  atomic_store_explicit(x,1,memory_order_relaxed);\n}\n"
+        "exists (x=1)\n",
+        "mp.litmus",
+    ).text
+    assert text.startswith(
+        "PISA MP+po+po\n"
+        '"Imported from the herd C11 test MP+po+po: PodWW Rfe PodRR Fre"\n'
+        "source = mp.litmus\ndialect = c11\n"
+        "herd.Cycle = Rfe PodRR Fre PodWW\nherd.Generator = diy7\n{\n"
+    )
+
+
 def test_opencl_scopes_regions_and_tree() -> None:
     text = import_text(
         "OpenCL T\n{ x = 0; s = 5; }\n"
