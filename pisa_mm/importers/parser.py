@@ -169,7 +169,8 @@ class _Builder:
         regions: list[tuple[str, str, Span]] = []
         locations: list[S.CLoc] = []
         filt: S.HProp | None = None
-        quant: str = "exists"
+        # herd's default condition (none written) is `forall true`
+        quant: str = "forall"
         prop: S.HProp = S.PBool(True)
         for child in tree.children:
             if not isinstance(child, lark.Tree):
