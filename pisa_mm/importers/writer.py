@@ -63,8 +63,9 @@ def filter_supported() -> bool:
 
 
 def check(text: str, path: str) -> LitmusTest:
-    """Parse and validate `text` as pisa_mm would read it; PisaMMError if it does not."""
-    return parse_test(text, path)
+    """Parse and validate `text` as pisa_mm reads it, strictly (no assumed scope); PisaMMError
+    if it does not."""
+    return parse_test(text, path, strict=True)
 
 
 def write_atomic(path: Path, text: str) -> None:
