@@ -322,3 +322,22 @@ def test_syntax_error_is_located() -> None:
     assert info.value.render(getattr(info.value, "sources", None)).startswith(
         "s.litmus:4:8: error: unexpected ';' in the herd C11 dialect [syntax]"
     )
+
+
+@pytest.mark.parametrize(
+    ("tree", "places"),
+    [
+        (
+            "(system (device (work_group P0)) (device (work_group P1)))",
+            ("wg 0, gpu 0", "wg 1, gpu 1"),
+        ),
+        ("(device P0 P1)", ("wg 0, gpu 0", "wg 1, gpu 0")),
+        ("(dev (wg (sg P1) (sg P0)))", ("wg 0, sg 1, gpu 0", "wg 0, sg 0, gpu 0")),
+    ],
+)
+def test_scope_trees(tree: str, places: tuple[str, str]) -> None:
+    text = import_text(
+        opencl("*x = 1;", "int r0 = *x;", where="").replace("exists", f"scopes: {tree}\nexists"),
+        "t.litmus",
+    ).text
+    assert f"P0 @ {places[0]} {{" in text and f"P1 @ {places[1]} {{" in text
