@@ -92,3 +92,31 @@ def test_inexpressible_tests_are_skipped_with_their_reason(rel: str) -> None:
         load(str(DATA / rel))
     assert info.value.reason is SKIPS[rel]
     assert info.value.span is not None and info.value.span.file.endswith(rel)
+
+
+def test_opencl_barrier_test_exact_text() -> None:
+    rel = "opencl/SB+local+barrier.litmus"
+    assert load(str(DATA / rel)).text == (
+        "PISA SB+local+barrier\n"
+        '"Imported from the herd OpenCL test SB+local+barrier."\n'
+        f"source = {DATA / rel}\n"
+        "dialect = opencl\n"
+        "{\n"
+        "  .shared .32b @a = 0;\n"
+        "  .shared .32b @b = 0;\n"
+        "}\n"
+        "\n"
+        "P0 @ wg 0, sg 0, gpu 0 {\n"
+        "  st.shared.32b [@a], 1;\n"
+        "  barrier.workgroup;\n"
+        "  ld.shared.32b %r0, [@b];\n"
+        "}\n"
+        "\n"
+        "P1 @ wg 0, sg 1, gpu 0 {\n"
+        "  st.shared.32b [@b], 1;\n"
+        "  barrier.workgroup;\n"
+        "  ld.shared.32b %r0, [@a];\n"
+        "}\n"
+        "\n"
+        "exists (P0:%r0 == 0 \\/ P1:%r0 == 0)\n"
+    )
