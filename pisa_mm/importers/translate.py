@@ -319,6 +319,8 @@ class _ThreadTranslator:
 
     def temp(self, kind: str = "t") -> str:
         self.temps += 1
+        while f"_{kind}{self.temps}" in self.regs:  # never one of the test's own registers
+            self.temps += 1
         return f"%_{kind}{self.temps}"
 
     def label(self) -> str:
