@@ -16,7 +16,9 @@ from pisa_mm.errors import PisaMMError
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
 # To add one, add its name here; only the chosen subcommand's module is imported.
-SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote", "gen")
+SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote", "gen", "import")
+# Subcommands whose module name differs from the command (`import` is a Python keyword).
+MODULES = {"import": "import_tests"}
 
 # herd7 options that have no pisa-mm counterpart: what to do instead.
 HERD_OPTIONS = {
@@ -81,9 +83,9 @@ def _hint(parser: argparse.ArgumentParser, message: str) -> str:
 
 def _load(name: str) -> Command | None:
     try:
-        module = importlib.import_module(f"pisa_mm.commands.{name}")
+        module = importlib.import_module(f"pisa_mm.commands.{MODULES.get(name, name)}")
     except ModuleNotFoundError as exc:
-        if exc.name == f"pisa_mm.commands.{name}":
+        if exc.name == f"pisa_mm.commands.{MODULES.get(name, name)}":
             return None
         raise
     return cast(Command, module)

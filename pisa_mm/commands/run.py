@@ -106,6 +106,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="print the witness events of each flag"
     )
+    parser.add_argument(
+        "--herd-log",
+        action="store_true",
+        help="print the result blocks in herd7's log format for mcompare7/msort7 (states as "
+        "1:r0=0; x=1;); the summary goes to stderr",
+    )
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -222,7 +228,10 @@ def engine_names(
             n
             for n in available_engines()
             if (choice == "all" or n in EXACT_ENGINES)
-            and (n in EXACT_ENGINES or (is_shipped_model(model) and model.name in BOUNDED_BY[n]))
+            and (
+                n in EXACT_ENGINES
+                or (is_shipped_model(model) and model.name in BOUNDED_BY.get(n, ()))
+            )
         )
         if not names:
             raise PisaMMError.at(None, "no engine is available", "engine")
@@ -274,7 +283,13 @@ def print_warnings(console: Console, record: Record[Any]) -> None:
 def make_reporters(args: argparse.Namespace, console: Console) -> list[Reporter]:
     """The outputs of `run`: herd text, and JSON / JUnit when asked. Add new ones here."""
     reporters: list[Reporter] = [
-        HerdText(console, verbose=args.verbose, time=not args.no_time, blocks=args.json != "-")
+        HerdText(
+            console,
+            verbose=args.verbose,
+            time=not args.no_time,
+            blocks=args.json != "-",
+            herd_log=args.herd_log,
+        )
     ]
     if args.json is not None:
         reporters.append(JsonReport(args.json, console))
@@ -295,6 +310,11 @@ def main(args: argparse.Namespace) -> int:
         raise PisaMMError.at(
             None, "--check compares with expectations recorded at each test's own unroll "
             "bound; drop --unroll", "usage"
+        )  # fmt: skip
+    if args.herd_log and (args.json == "-" or len(engines) > 1):
+        raise PisaMMError.at(
+            None, "--herd-log prints one block per test on stdout: use one engine, no --json -",
+            "usage",
         )  # fmt: skip
     console = Console(len(files), "running")
     reporters = make_reporters(args, console)

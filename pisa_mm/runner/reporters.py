@@ -95,21 +95,32 @@ def _unknown_block(report: TestReport) -> str:
 
 
 class HerdText:
-    """herd-style result blocks on stdout, mismatches and errors on stderr, the summary."""
+    """herd-style result blocks on stdout, mismatches and errors on stderr, the summary.
 
-    def __init__(self, console: Console, *, verbose: bool, time: bool, blocks: bool) -> None:
+    With `herd_log`, stdout holds nothing but herd7's log grammar (mcompare7, msort7):
+    its blocks (report/herdlog.py), no block for a test without an answer, and the summary
+    on stderr."""
+
+    def __init__(
+        self, console: Console, *, verbose: bool, time: bool, blocks: bool, herd_log: bool = False
+    ) -> None:
         self.console = console
         self.verbose = verbose
         self.time = time
         self.blocks = blocks  # False when JSON goes to stdout instead
+        self.herd_log = herd_log
 
     def add(self, report: TestReport) -> None:
         from pisa_mm.report.herd import render_flag_witnesses, render_result
+        from pisa_mm.report.herdlog import render_herd_log
 
         if report.kind in (Kind.BAD_INPUT, Kind.INTERNAL):
             self.console.err(report.message)
             return
-        if self.blocks:
+        if self.blocks and self.herd_log:
+            for r in report.results:
+                self.console.out(render_herd_log(r))
+        elif self.blocks:
             if report.status.unknown:
                 self.console.out(_unknown_block(report))
             for r in report.results:
@@ -128,7 +139,7 @@ class HerdText:
 
     def finish(self, summary: Summary) -> None:
         line = summary.line()
-        if self.blocks:
+        if self.blocks and not self.herd_log:
             self.console.out(line + "\n")
         else:
             self.console.err(line)

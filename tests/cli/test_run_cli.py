@@ -154,6 +154,8 @@ def test_an_under_approximating_engine_must_only_stay_below(
     fake = lambda name: fakes.get(name) or real_get(name)  # noqa: E731
     monkeypatch.setattr(run_cmd, "get_engine", fake)
     monkeypatch.setattr(job_mod, "get_engine", fake)
+    for name in fakes:  # both claim to stay below the default model
+        monkeypatch.setitem(run_cmd.BOUNDED_BY, name, frozenset({"pisa"}))
     test = write(tmp_path, "MP.litmus", MP)
     monkeypatch.setattr(run_cmd, "available_engines", lambda: ("explicit", "below"))
     assert pisa_mm("run", str(test), "--engine", "all") == 0

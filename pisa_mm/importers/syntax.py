@@ -1,0 +1,226 @@
+"""The syntax tree of an imported herd C11 / OpenCL litmus test (both dialects share it)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from pisa_mm.errors import Span
+
+
+class Dialect(enum.Enum):
+    C11 = "c11"
+    OPENCL = "opencl"
+
+
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    value: int
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Name:
+    """An identifier: a register, a location parameter, or a constant such as
+    `memory_order_relaxed` or `CLK_GLOBAL_MEM_FENCE`."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Deref:
+    """`*x`: a plain read of location parameter x."""
+
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class AddrOf:
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    func: str
+    args: tuple[Expr, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class BinOp:
+    """Arithmetic, bitwise, comparison and logical (`&&`, `||`) operators."""
+
+    op: str
+    lhs: Expr
+    rhs: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class UnOp:
+    op: str  # "-" or "!"
+    arg: Expr
+    span: Span
+
+
+Expr = Const | Name | Deref | AddrOf | Call | BinOp | UnOp
+
+# ---------------------------------------------------------------- statements
+
+
+@dataclass(frozen=True, slots=True)
+class Decl:
+    """`int r0;` or `int r0 = e;`."""
+
+    type: tuple[str, ...]
+    name: str
+    init: Expr | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Assign:
+    name: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Store:
+    """`*x = e;`: a plain write of location parameter x."""
+
+    name: str
+    value: Expr
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class CallStmt:
+    call: Call
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class If:
+    cond: Expr
+    then: tuple[Stmt, ...]
+    orelse: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class While:
+    cond: Expr
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+Stmt = Decl | Assign | Store | CallStmt | If | While
+
+# ---------------------------------------------------------------- test
+
+
+@dataclass(frozen=True, slots=True)
+class InitItem:
+    """One init-block entry: a location (`[x] = 0`, `int x = 0`) or a register (`0:r0 = 1`).
+
+    `pointer` is set when the value is an address (`p = &x`) or the type is a pointer."""
+
+    thread: int | None
+    name: str
+    type: tuple[str, ...]
+    value: int
+    pointer: bool
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """`global atomic_int* x`: the location x as seen by one thread."""
+
+    type: tuple[str, ...]
+    name: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Thread:
+    proc: int
+    placement: tuple[tuple[str, int], ...]
+    params: tuple[Param, ...]
+    body: tuple[Stmt, ...]
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeTree:
+    """herd's `scopes:` tree: `(device (work_group P0 P1) (work_group P2))`."""
+
+    level: str
+    procs: tuple[int, ...]
+    children: tuple[ScopeTree, ...]
+    span: Span
+
+
+# herd's condition
+
+
+@dataclass(frozen=True, slots=True)
+class CLoc:
+    """`1:r0` (thread set), `x` / `[x]`, or `a[2]` (index set)."""
+
+    thread: int | None
+    name: str
+    index: int | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class PAtom:
+    loc: CLoc
+    value: int
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PBool:
+    value: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PNot:
+    arg: HProp
+
+
+@dataclass(frozen=True, slots=True)
+class PBin:
+    op: str  # "/\\", "\\/", "->"
+    lhs: HProp
+    rhs: HProp
+
+
+HProp = PAtom | PBool | PNot | PBin
+
+
+@dataclass(frozen=True, slots=True)
+class HerdTest:
+    dialect: Dialect
+    name: str
+    description: str | None
+    info: tuple[tuple[str, str], ...]  # herd's `key=value` header lines
+    path: str
+    inits: tuple[InitItem, ...]
+    threads: tuple[Thread, ...]
+    scopes: ScopeTree | None
+    regions: tuple[tuple[str, str, Span], ...]
+    locations: tuple[CLoc, ...]
+    filter: HProp | None
+    quantifier: str  # "exists", "~exists", "forall"
+    prop: HProp
+    header_span: Span
