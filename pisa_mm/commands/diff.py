@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from pisa_mm.cat.loader import load_model
+from pisa_mm.commands import pictures
 from pisa_mm.commands.run import (
     add_engine_argument,
     add_selection_arguments,
@@ -27,6 +28,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("new", metavar="NEW", help="the model after: a .cat file or a name")
     add_selection_arguments(parser)
     add_engine_argument(parser)
+    pictures.add_diff_arguments(parser)
 
 
 def main(args: argparse.Namespace) -> int:
@@ -42,6 +44,7 @@ def main(args: argparse.Namespace) -> int:
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     changed = errors = 0
     names = (f"old ({args.old})", f"new ({args.new})")
+    drawing = pictures.DiffPictures(args.html, old, new, args.timeout) if args.html else None
     with progress(len(files), "comparing") as advance:
         for path in files:
             loaded = load(path, unroll=args.unroll, strict=args.strict)
@@ -62,6 +65,11 @@ def main(args: argparse.Namespace) -> int:
                 print(f"CHANGED {test} ({path})")
                 for line in lines:
                     print(f"  {line}")
+                if drawing is not None and loaded.test and loaded.structure is not None:
+                    a, b = old_results[0], new_results[0]
+                    drawing.test_done(path, loaded.test, loaded.structure, a, b, lines)
+    if drawing is not None:
+        drawing.close(len(files))
     print(
         f"{len(files)} tests, {changed} changed, {len(files) - changed - errors} unchanged"
         + (f", {errors} bad input" if errors else "")

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pisa_mm.cat.loader import MODELS_DIR, load_model
 from pisa_mm.cat.syntax import Model
+from pisa_mm.commands import pictures
 from pisa_mm.engines import (
     DEFAULT_UNROLL,
     ENGINES,
@@ -78,6 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-v", "--verbose", action="store_true", help="print the witness events of each flag"
     )
+    pictures.add_run_arguments(parser)
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -307,6 +309,7 @@ def main(args: argparse.Namespace) -> int:
     tally = _Tally()
     records: list[tuple[str, TestResult, Sequence[str]]] = []
     text_output = args.json != "-"  # JSON on stdout replaces the text blocks
+    drawing = pictures.RunPictures.from_args(args, model)
     with progress(len(files), "running") as advance:
         for path in files:
             tally.tests += 1
@@ -316,6 +319,8 @@ def main(args: argparse.Namespace) -> int:
             if loaded.error is not None:
                 tally.errors += 1
                 print(render_error(loaded), file=sys.stderr, flush=True)
+                if drawing is not None:
+                    drawing.test_done(path, loaded.test, None, [], [], render_error(loaded))
                 continue
             assert loaded.test is not None
             for w in loaded.test.warnings:
@@ -348,6 +353,8 @@ def main(args: argparse.Namespace) -> int:
                     if args.verbose:
                         text += render_flag_witnesses(r)
                     print(text, flush=True)
+            if drawing is not None:
+                drawing.test_done(path, loaded.test, loaded.structure, results, problems, None)
             if problems:
                 tally.failed += 1
                 print(f"FAIL {path}", file=sys.stderr)
@@ -355,6 +362,8 @@ def main(args: argparse.Namespace) -> int:
                     print(f"  {p}", file=sys.stderr)
             else:
                 tally.ok += 1
+    if drawing is not None:
+        drawing.close()
     if args.json is not None:
         text = results_to_json(records)
         if args.json == "-":
