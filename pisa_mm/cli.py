@@ -13,7 +13,7 @@ from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
-SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote")
+SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote", "serve")
 
 
 class Command(Protocol):

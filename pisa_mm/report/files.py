@@ -21,9 +21,16 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(raw)
+            os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes it private; a report is not
             os.replace(tmp, target)
         except BaseException:
             os.unlink(tmp)
             raise
     except OSError as exc:
         raise PisaMMError.at(None, f"cannot write {path}: {exc}", "io") from exc
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
