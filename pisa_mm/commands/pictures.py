@@ -162,15 +162,21 @@ class RunPictures:
         if test is None or es is None or not results or error is not None:
             self._error_page(path, test, error or "no result")
             return
-        graphs = execution_graphs(
-            test,
-            es,
-            self.model,
-            all_executions=self.all_executions,
-            limit=self.max_graphs,
-            derived=self.derived,
-        )
-        note = ""
+        try:
+            graphs = execution_graphs(
+                test,
+                es,
+                self.model,
+                all_executions=self.all_executions,
+                limit=self.max_graphs,
+                derived=self.derived,
+            )
+        except PisaMMError as exc:  # what the enumerator cannot draw, the run still reports
+            graphs = GraphSet((), False, self.max_graphs)
+            note = f"{test.name}: no execution graphs: {exc.render()}"
+            print(f"note: {note}", file=sys.stderr)
+        else:
+            note = ""
         if graphs.truncated:
             what = "executions" if self.all_executions else "final states"
             note = f"{test.name}: stopped at --max-graphs {graphs.limit}; more allowed {what} exist"
@@ -300,11 +306,16 @@ class DiffPictures:
         if separating:
             state = separating[0]
             state_text = str(state)
-            prop = parse_prop(_state_prop_text(state), test)
             answers: list[QueryResult] = []
-            for k, model in enumerate((self.old, self.new)):
-                q = query(test, es, model, prop, Budget(timeout=self.timeout))
-                answers.append(q)
+            try:
+                prop = parse_prop(_state_prop_text(state), test)
+                answers = [
+                    query(test, es, m, prop, Budget(timeout=self.timeout))
+                    for m in (self.old, self.new)
+                ]
+            except PisaMMError as exc:  # the page then lists the differences only
+                print(f"note: {test.name}: no graphs: {exc.render()}", file=sys.stderr)
+            for k, (model, q) in enumerate(zip((self.old, self.new), answers, strict=False)):
                 dot = query_graph(es, model, test.name, state_text, q)
                 if dot is not None:
                     caption = f"{state_text} {q.answer.value} under {model.name}"

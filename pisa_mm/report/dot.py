@@ -38,6 +38,8 @@ CYCLE_COLOR = "red"
 # of the shipped models, like `explain.HB_PREFIX`), and the ones drawn only on request.
 _SYNC_NAME = re.compile(r"sw(_[A-Za-z]+)?")
 _DERIVED_NAME = re.compile(r"hb(_[A-Za-z]+)?")
+# How the in-column orders pull on the layout; every other edge leaves it alone.
+_LAYOUT = {"po": "weight=100", "aso": "weight=10"}
 # The order in which the names of one edge's relations are listed in its label.
 _ORDER = ("po", "rf", "co", "fr", "sw", "aso", "derived")
 
@@ -141,6 +143,8 @@ def _edges(
         if _family(name) == "derived":
             # a derived order is drawn by its immediate edges beyond program order
             pairs = _immediate(pairs) - po_all
+        elif _family(name) == "sw":
+            pairs -= po_all  # a work-item's own barrier arrive/depart: po says it already
         for p in pairs:
             drawn.setdefault(p, []).append(name)
     steps: dict[tuple[int, int], str] = {}
@@ -151,10 +155,26 @@ def _edges(
     for (a, b), names in sorted(drawn.items()):
         names.sort(key=lambda n: (_ORDER.index(_family(n)), n))
         step = steps.get((a, b))
-        labels = tuple(names) if names else (step or "",)
+        labels = _merge_sync(names) if names else (step or "",)
         family = _family(names[0]) if names else "derived"
         out.append(Edge(a, b, labels, family, step is not None, step or ""))
     return out
+
+
+def _merge_sync(names: list[str]) -> tuple[str, ...]:
+    """`sw_G, sw_S` -> `sw_G/S`: one word for the synchronisation of several spaces."""
+    sync = [n for n in names if _family(n) == "sw" and "_" in n]
+    if len(sync) < 2:
+        return tuple(names)
+    merged = "sw_" + "/".join(n.split("_", 1)[1] for n in sync)
+    out: list[str] = []
+    for n in names:
+        if n in sync:
+            if merged not in out:
+                out.append(merged)
+        else:
+            out.append(n)
+    return tuple(out)
 
 
 def _edge_line(edge: Edge) -> str:
@@ -162,7 +182,8 @@ def _edge_line(edge: Edge) -> str:
     color = CYCLE_COLOR if edge.cycle else EDGE_COLORS[edge.family]
     attrs = [f"label={_quote(label)}", f'color="{color}"', f'fontcolor="{color}"']
     # po is the vertical spine of a column; cross edges must not move the columns
-    attrs.append("weight=100" if edge.family == "po" else "constraint=false")
+    # an asynchronous copy's aso places it below its issue point, more loosely than po
+    attrs.append(_LAYOUT.get(edge.family, "constraint=false"))
     if edge.cycle:
         attrs.append('penwidth=3 style="bold"')
         attrs.append(f"tooltip={_quote('violated cycle: ' + edge.step)}")
@@ -266,9 +287,12 @@ def execution_dot(
                 f'tooltip={_quote(_tooltip(e))} fontsize=9 color="gray50"];'
             )
         lines.append("  }")
-        # init on top: invisible edges to the head of every column
+        # init on top: invisible edges to every event that nothing in its column precedes
+        ordered = {b for a, b in (*es.po, *es.aso) if a in present}
         for ids in groups.values():
-            lines.append(f"  e{inits[0]} -> e{ids[0]} [style=invis weight=1];")
+            for eid in ids:
+                if eid not in ordered:
+                    lines.append(f"  e{inits[0]} -> e{eid} [style=invis weight=1];")
     lines.extend(_clusters(es, cand, groups))
     edges = _edges(es, cand, present, relations or {}, tuple(cycle))
     lines.extend(_edge_line(edge) for edge in edges)

@@ -82,7 +82,7 @@ def test_each_pair_of_events_is_joined_by_one_edge_with_one_label() -> None:
     pairs = Counter((e.get_source(), e.get_destination()) for e in edges)
     assert pairs and max(pairs.values()) == 1
     labels = {(e.get_source(), e.get_destination()): _attr(e, "label") for e in edges}
-    assert labels[("e3", "e5")] == "rf, sw_G, sw_S"  # rf and the synchronisation it makes
+    assert labels[("e3", "e5")] == "rf, sw_G/S"  # rf and the synchronisation it makes
     assert labels[("e0", "e7")] == "rf"
     assert labels[("e7", "e2")] == "fr"
 
