@@ -209,21 +209,21 @@ def _test_page(page: TestPage) -> str:
         parts.append(f"<h2>Problems</h2><ul>{items}</ul>")
     if page.source is not None:
         parts.append(f'<h2>Source</h2><pre class="src">{highlight_litmus(page.source)}</pre>')
-    if page.result_text:
-        parts.append(f"<h2>Result</h2>{_pre(page.result_text)}")
     if page.states:
         items = "".join(f"<li><code>{esc(s)}</code></li>" for s in page.states)
         parts.append(f"<h2>States ({len(page.states)})</h2><ul>{items}</ul>")
     if page.flags:
         items = "".join(f"<li><b>{esc(n)}</b>: <code>{esc(d)}</code></li>" for n, d in page.flags)
         parts.append(f"<h2>Flags</h2><ul>{items}</ul>")
-    if page.explanation:
-        parts.append(f"<h2>Why: the condition's outcome</h2>{_pre(page.explanation)}")
     if page.pictures or page.note:
         parts.append("<h2>Execution graphs</h2>")
         parts.extend(_picture(p) for p in page.pictures)
         if page.note:
             parts.append(f'<p class="note">{esc(page.note)}</p>')
+    if page.explanation:
+        parts.append(f"<h2>Why: the condition's outcome</h2>{_pre(page.explanation)}")
+    if page.result_text:
+        parts.append(f"<h2>Result</h2>{_pre(page.result_text)}")
     return _doc(page.name, "".join(parts))
 
 
