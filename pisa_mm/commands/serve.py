@@ -68,10 +68,10 @@ def main(args: argparse.Namespace) -> int:
             None, f"--host {args.host} is not a loopback address: the explorer runs "
             "whatever it is sent, so add --public to serve beyond this machine", "usage"
         )  # fmt: skip
-    if args.timeout <= 0 or args.memory < 256 or not 0 <= args.port <= 65535:
+    if args.timeout <= 0 or args.memory < 256 or not 1 <= args.port <= 65535:
         raise PisaMMError.at(
             None, "--timeout must be positive, --memory at least 256 MiB, and --port in "
-            "0..65535", "usage"
+            "1..65535", "usage"
         )  # fmt: skip
     try:
         import uvicorn

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from pisa_mm.report.files import write_atomic
 
@@ -58,6 +59,8 @@ class TestPage:
     pictures: tuple[Picture, ...]
     note: str = ""
     error: str | None = None
+
+    __test__: ClassVar[bool] = False  # not a pytest test class, despite its name
 
     @property
     def failed(self) -> bool:
