@@ -31,6 +31,7 @@ EDGE_COLORS = {
     "sw": "purple",
     "aso": "gray40",
     "derived": "gray55",
+    "flag": "darkgoldenrod",
 }
 CYCLE_COLOR = "red"
 
@@ -40,6 +41,9 @@ _SYNC_NAME = re.compile(r"sw(_[A-Za-z]+)?")
 _DERIVED_NAME = re.compile(r"hb(_[A-Za-z]+)?")
 # How the in-column orders pull on the layout; every other edge leaves it alone.
 _LAYOUT = {"po": "weight=100", "aso": "weight=10"}
+# Flag witnesses are drawn as their own edges (a race is not an order).
+_FLAG_STYLE = 'style="dotted" penwidth=2 dir=none constraint=false'
+
 # The order in which the names of one edge's relations are listed in its label.
 _ORDER = ("po", "rf", "co", "fr", "sw", "aso", "derived")
 
@@ -259,9 +263,11 @@ def execution_dot(
     title: str,
     relations: Mapping[str, Pairs] | None = None,
     cycle: Iterable[tuple[int, int, str]] = (),
+    flags: Iterable[tuple[str, tuple[int, ...]]] = (),
 ) -> str:
     """A `digraph` of `cand`: `relations` are the model's edges to draw besides po, rf, co,
-    fr and aso (see `model_edges`); `cycle` the (src, dst, label) steps of a violation."""
+    fr and aso (see `model_edges`); `cycle` the (src, dst, label) steps of a violation;
+    `flags` the (name, witness pair) of each raised flag, drawn as a dotted line."""
     # EXIT markers carry no memory effect and would only clutter the picture
     happening = sorted(e for e in cand.events if es.events[e].kind is not Kind.EXIT)
     present = set(happening)
@@ -296,5 +302,12 @@ def execution_dot(
     lines.extend(_clusters(es, cand, groups))
     edges = _edges(es, cand, present, relations or {}, tuple(cycle))
     lines.extend(_edge_line(edge) for edge in edges)
+    color = EDGE_COLORS["flag"]
+    for name, ids in flags:
+        if len(ids) == 2 and all(i in present for i in ids):
+            lines.append(
+                f"  e{ids[0]} -> e{ids[1]} [label={_quote(name)} color={_quote(color)} "
+                f"fontcolor={_quote(color)} {_FLAG_STYLE}];"
+            )
     lines.append("}")
     return "\n".join(lines) + "\n"

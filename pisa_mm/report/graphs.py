@@ -70,10 +70,16 @@ def execution_graphs(
         seen.add(state)
         result = judge(es, model, ex.candidate)
         title = f"{test.name} under {model.name}: {state}".rstrip()
+        if ex.flags:
+            title += f" ({', '.join(f.name for f in ex.flags)})"
         if ex.candidate.cut:
             title += " (a path cut by the unroll bound)"
         dot = execution_dot(
-            es, ex.candidate, title=title, relations=model_edges(result, model, es, derived=derived)
+            es,
+            ex.candidate,
+            title=title,
+            relations=model_edges(result, model, es, derived=derived),
+            flags=[(f.name, f.events) for f in ex.flags],
         )
         graphs.append(Graph(len(graphs) + 1, state, title, dot))
     return GraphSet(tuple(graphs), False, limit)

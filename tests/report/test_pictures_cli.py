@@ -124,3 +124,21 @@ def test_diff_html_shows_the_separating_state_and_both_graphs(
     assert "Separating state" in page and "P1:%r0=1; P1:%r1=0;" in page
     assert "Responsible axiom: <b>coherence</b>" in page
     assert "forbidden under pisa" in page and "allowed under pisa-samescope" in page
+
+
+def test_a_raced_execution_draws_its_flag_witness(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "graphs"
+    test = ROOT / "litmus/pisa/mp/MP+weak.litmus"
+    assert main(["run", str(test), "--graphs", str(out)]) == 0
+    raced = 0
+    for p in out.glob("*.dot"):
+        (g,) = pydot.graph_from_dot_data(p.read_text())
+        flagged = [e for e in g.get_edges() if e.get("label") == '"data-race"']
+        if flagged:
+            raced += 1
+            # the race is between the weak write and the weak read of @x, undirected
+            (edge,) = flagged
+            assert edge.get("dir") == "none" and "data-race" in g.get("label")
+    assert raced >= 1
