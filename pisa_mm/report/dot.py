@@ -303,10 +303,10 @@ def execution_dot(
     edges = _edges(es, cand, present, relations or {}, tuple(cycle))
     lines.extend(_edge_line(edge) for edge in edges)
     color = EDGE_COLORS["flag"]
-    for name, ids in flags:
-        if len(ids) == 2 and all(i in present for i in ids):
+    for name, pair in flags:
+        if len(pair) == 2 and all(i in present for i in pair):
             lines.append(
-                f"  e{ids[0]} -> e{ids[1]} [label={_quote(name)} color={_quote(color)} "
+                f"  e{pair[0]} -> e{pair[1]} [label={_quote(name)} color={_quote(color)} "
                 f"fontcolor={_quote(color)} {_FLAG_STYLE}];"
             )
     lines.append("}")
