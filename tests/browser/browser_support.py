@@ -26,6 +26,11 @@ needs_chromium = pytest.mark.skipif(
     reason="Chromium is not installed (apt-get install chromium chromium-driver)",
 )
 
+needs_dot = pytest.mark.skipif(
+    shutil.which("dot") is None,
+    reason="Graphviz's `dot` is not installed (apt-get install graphviz): no graphs to see",
+)
+
 # `PISA_MM_SCREENSHOTS=docs/images pytest tests/browser` also saves the pages as PNG files.
 SHOTS = os.environ.get("PISA_MM_SCREENSHOTS")
 

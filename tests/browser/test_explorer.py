@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import ROOT, chromium, needs_chromium, screenshot, serving
+from browser_support import ROOT, chromium, needs_chromium, needs_dot, screenshot, serving
 
 from pisa_mm.cli import main
 
-pytestmark = needs_chromium
+pytestmark = [needs_chromium, needs_dot]
 
 MP = "pisa/mp/MP+rel.gpu+acq.gpu.litmus"
 TIMEOUT = 60
