@@ -16,7 +16,18 @@ from pisa_mm.errors import PisaMMError
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
 # To add one, add its name here; only the chosen subcommand's module is imported.
-SUBCOMMANDS = ("parse", "run", "query", "trace", "crossval", "diff", "promote", "gen", "import")
+SUBCOMMANDS = (
+    "parse",
+    "run",
+    "query",
+    "trace",
+    "crossval",
+    "diff",
+    "promote",
+    "gen",
+    "import",
+    "serve",
+)
 # Subcommands whose module name differs from the command (`import` is a Python keyword).
 MODULES = {"import": "import_tests"}
 

@@ -17,6 +17,7 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.outcomes.expectations import compare, from_result
 from pisa_mm.outcomes.model import Verdict
 from pisa_mm.runner.console import Console
+from pisa_mm.runner.files import check_outputs
 from pisa_mm.runner.job import EngineTask, Status, cached_model
 from pisa_mm.runner.options import add_pool_arguments, plan_of
 from pisa_mm.runner.outcome import Exit, worst
@@ -30,6 +31,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)
     add_engine_argument(parser)
     add_pool_arguments(parser)
+    parser.add_argument(
+        "--html",
+        metavar="DIR",
+        help="write a self-contained HTML report of the changed tests into DIR (index.html)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
@@ -47,6 +53,12 @@ def main(args: argparse.Namespace) -> int:
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     changed = errors = unknown = crashed = 0
     names = (f"old ({args.old})", f"new ({args.new})")
+    check_outputs([args.html], [])
+    drawing = None
+    if args.html:
+        from pisa_mm.commands.pictures import DiffPictures
+
+        drawing = DiffPictures(args.html, old, cached_model(args.new), args.timeout)
     console = Console(len(files), "comparing")
     task = EngineTask((args.old, args.new), engines)
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
@@ -90,8 +102,12 @@ def main(args: argparse.Namespace) -> int:
                     f"CHANGED {old_results[0].name} ({record.path})\n"
                     + "".join(f"  {line}\n" for line in lines)
                 )
+                if drawing is not None:
+                    drawing.changed(record.path, old_results[0], new_results[0], lines, args)
     finally:
         console.close()
+    if drawing is not None:
+        drawing.close(len(files))
     unchanged = len(files) - changed - errors - unknown - crashed
     console.out(
         f"{len(files)} tests, {changed} changed, {unchanged} unchanged"

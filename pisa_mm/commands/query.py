@@ -6,15 +6,15 @@ import argparse
 import sys
 
 from pisa_mm.cat.loader import load_model
-from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.run import load_test, test_unroll
 from pisa_mm.events.build import build
 from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import parse_prop
 from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
-from pisa_mm.report.dot import execution_dot
-from pisa_mm.report.explain import hb_edges, render_query, violation_steps
+from pisa_mm.report.explain import render_query
+from pisa_mm.report.graphs import query_graph
+from pisa_mm.report.render import FORMATS, write_picture
 from pisa_mm.runner.files import check_outputs, write_atomic
 from pisa_mm.runner.job import Spent, under_budget
 from pisa_mm.runner.options import add_budget_arguments, budget_of
@@ -42,6 +42,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--dot", metavar="FILE", help="write the witness (or a violating execution) as Graphviz"
     )
+    parser.add_argument(
+        "--svg", metavar="FILE", help="draw the witness (or violating execution) as SVG (Graphviz)"
+    )
+    parser.add_argument(
+        "--png", metavar="FILE", help="draw the witness (or violating execution) as PNG (Graphviz)"
+    )
+    parser.add_argument(
+        "--derived",
+        action="store_true",
+        help="also draw the model's derived orders (hb, hb_G, ...) in the pictures",
+    )
     parser.add_argument("--unroll", type=int, metavar="N", help="loop unrolling bound")
     add_budget_arguments(parser)
     parser.add_argument("--strict", action="store_true", help="strict input checking")
@@ -50,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Exit 0 when the outcome is allowed, 1 when it is forbidden or unknown; 4 when the
     budget (--timeout, --max-memory) ran out."""
-    check_outputs([args.dot], [args.test])
+    check_outputs([args.dot, args.svg, args.png], [args.test])
     test = load_test(args.test, strict=args.strict)
     for w in test.warnings:
         print(w, file=sys.stderr)
@@ -67,33 +78,17 @@ def main(args: argparse.Namespace) -> int:
         print(f"Test {test.name}: outcome {prop_text(prop)}\nUnknown ({spent.message})")
         return int(Exit.UNKNOWN)
     print(render_query(es, prop_text(prop), model, result), end="")
-    if args.dot:
-        _write_dot(args.dot, es, model, test.name, prop_text(prop), result)
+    if args.dot or args.svg or args.png:
+        dot = query_graph(es, model, test.name, prop_text(prop), result, derived=args.derived)
+        if dot is not None:
+            _write_pictures(args, dot)
     return 0 if result.answer is Allowed.YES else 1
 
 
-def _write_dot(
-    path: str, es: EventStructure, model: Model, name: str, outcome: str, result: QueryResult
-) -> None:
-    text = None
-    if result.witness is not None:
-        w = result.witness
-        text = execution_dot(
-            es,
-            w.candidate,
-            title=f"{name}: {outcome} allowed",
-            extra=hb_edges(w.result, model, es),
-        )
-    elif result.why_not is not None and result.why_not.violations:
-        v = result.why_not.violations[0]
-        axiom = v.failed[0] if v.failed else None
-        steps = violation_steps(v.result, model, axiom) if axiom else ()
-        text = execution_dot(
-            es,
-            v.candidate,
-            title=f"{name}: {outcome} forbidden ({axiom})",
-            cycle=[(s.src, s.dst, s.label) for s in steps],
-        )
-    if text is None:
-        return
-    write_atomic(path, text)
+def _write_pictures(args: argparse.Namespace, dot: str) -> None:
+    if args.dot:
+        write_atomic(args.dot, dot)
+    for fmt in FORMATS:
+        path = getattr(args, fmt)
+        if path:
+            write_picture(path, dot, fmt)

@@ -112,6 +112,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print the result blocks in herd7's log format for mcompare7/msort7 (states as "
         "1:r0=0; x=1;); the summary goes to stderr",
     )
+    from pisa_mm.commands.pictures import add_run_arguments
+
+    add_run_arguments(parser)
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -280,7 +283,7 @@ def print_warnings(console: Console, record: Record[Any]) -> None:
 # ---------------------------------------------------------------- run
 
 
-def make_reporters(args: argparse.Namespace, console: Console) -> list[Reporter]:
+def make_reporters(args: argparse.Namespace, console: Console, model: Model) -> list[Reporter]:
     """The outputs of `run`: herd text, and JSON / JUnit when asked. Add new ones here."""
     reporters: list[Reporter] = [
         HerdText(
@@ -295,6 +298,10 @@ def make_reporters(args: argparse.Namespace, console: Console) -> list[Reporter]
         reporters.append(JsonReport(args.json, console))
     if args.junit is not None:
         reporters.append(JUnitReport(args.junit))
+    if args.graphs is not None or args.html is not None:
+        from pisa_mm.commands.pictures import PicturesReport
+
+        reporters.append(PicturesReport.from_args(args, model))
     return reporters
 
 
@@ -317,7 +324,7 @@ def main(args: argparse.Namespace) -> int:
             "usage",
         )  # fmt: skip
     console = Console(len(files), "running")
-    reporters = make_reporters(args, console)
+    reporters = make_reporters(args, console, model)
     summary = Summary(engines=engines, model=model.name)
     task = EngineTask((args.model,), engines, tuple(args.model_path))
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)

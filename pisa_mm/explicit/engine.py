@@ -29,7 +29,7 @@ from pisa_mm.outcomes.condition import (
 )
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult
 
-__all__ = ["Execution", "executions", "run_test"]
+__all__ = ["Execution", "executions", "final_state", "run_test"]
 
 ENGINE = "explicit"
 
@@ -240,3 +240,8 @@ def run_test(
         condition_text=condition_text(test.condition),
         seconds=time.perf_counter() - start,
     )
+
+
+def final_state(test: LitmusTest, es: EventStructure, cand: Candidate) -> State:
+    """The final state of one candidate, projected on the test's observables (for reports)."""
+    return make_state(_project(test, es, cand, observables(test)))

@@ -24,18 +24,21 @@ def _umask() -> int:
     return mask
 
 
-def write_atomic(path: str, text: str) -> None:
-    """Replace the file at `path` with `text` (UTF-8), atomically."""
+def write_atomic(path: str | Path, data: str | bytes) -> None:
+    """Replace the file at `path` with `data` (text is written as UTF-8), atomically; its
+    directory is created when missing (reports and graphs go to directories of their own)."""
     target = Path(path)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
     try:
         mode = target.stat().st_mode & 0o777
     except OSError:
         mode = 0o666 & ~_umask()
     tmp: str | None = None
     try:
+        target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)

@@ -1,0 +1,136 @@
+"""The explorer's Starlette application: the page, the bundled tests, and bounded runs."""
+
+from __future__ import annotations
+
+import json
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request as HttpRequest
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from pisa_mm.cat.loader import SHIPPED_MODELS
+from pisa_mm.outcomes.expectations import DEFAULT_MODEL
+from pisa_mm.web.bounded import Limits, run_bounded
+from pisa_mm.web.explore import MAX_MODEL_BYTES, MAX_TEST_BYTES, Request, explore
+
+__all__ = ["DEFAULT_SUITE", "ServeConfig", "create_app", "suite_tests"]
+
+STATIC = Path(__file__).parent / "static"
+# The repository's suite, present beside the package in a source checkout.
+DEFAULT_SUITE = Path(__file__).resolve().parents[2] / "litmus"
+# Room for the JSON around the two texts (escapes can double their size).
+_MAX_BODY = 2 * (MAX_TEST_BYTES + MAX_MODEL_BYTES) + 4096
+
+
+@dataclass(frozen=True, slots=True)
+class ServeConfig:
+    """`limits` bound each run's worker; the engines get `limits.seconds` less a margin so
+    that a slow solver answers Unknown before the worker is killed; `concurrent` runs at
+    most at once."""
+
+    suite: Path | None
+    limits: Limits
+    concurrent: int = 2
+
+
+def suite_tests(suite: Path | None) -> dict[str, Path]:
+    """The bundled tests by their path relative to the suite (what the page lists)."""
+    if suite is None or not suite.is_dir():
+        return {}
+    return {str(p.relative_to(suite)): p for p in sorted(suite.rglob("*.litmus")) if p.is_file()}
+
+
+def _error(message: str, status: int) -> JSONResponse:
+    return JSONResponse(
+        {"ok": False, "diagnostics": [{"severity": "error", "text": message, "line": None}]},
+        status_code=status,
+    )
+
+
+def create_app(config: ServeConfig) -> Starlette:
+    tests = suite_tests(config.suite)
+    gate = threading.BoundedSemaphore(config.concurrent)
+
+    async def index(_: HttpRequest) -> Response:
+        return FileResponse(STATIC / "index.html", media_type="text/html")
+
+    async def list_tests(_: HttpRequest) -> Response:
+        default = next((n for n in tests if n.endswith("MP+rel.gpu+acq.gpu.litmus")), None)
+        return JSONResponse({"tests": list(tests), "default": default})
+
+    async def one_test(request: HttpRequest) -> Response:
+        name = request.query_params.get("name", "")
+        path = tests.get(name)  # only a listed test: never a path the client made up
+        if path is None:
+            return _error(f"no bundled test named {name!r}", 404)
+        return JSONResponse({"name": name, "text": path.read_text(encoding="utf-8")})
+
+    async def models(_: HttpRequest) -> Response:
+        return JSONResponse({"models": list(SHIPPED_MODELS), "default": DEFAULT_MODEL})
+
+    async def run(request: HttpRequest) -> Response:
+        body = await request.body()
+        if len(body) > _MAX_BODY:
+            return _error(f"the request is {len(body)} bytes; the explorer accepts at most "
+                          f"{_MAX_BODY}", 413)  # fmt: skip
+        try:
+            data = json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _error("the request is not JSON", 400)
+        req = _request(data, config)
+        if isinstance(req, JSONResponse):
+            return req
+        return JSONResponse(await run_in_threadpool(_bounded, req, config, gate))
+
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/api/tests", list_tests),
+            Route("/api/test", one_test),
+            Route("/api/models", models),
+            Route("/api/run", run, methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+    )
+
+
+def _request(data: Any, config: ServeConfig) -> Request | JSONResponse:
+    if not isinstance(data, dict) or not isinstance(data.get("test"), str):
+        return _error("the request needs the test's text as `test`", 400)
+    model = data.get("model", DEFAULT_MODEL)
+    model_text = data.get("model_text")
+    if not isinstance(model, str) or not (model_text is None or isinstance(model_text, str)):
+        return _error("`model` must be a name and `model_text` a text", 400)
+    test_size = len(data["test"].encode("utf-8"))
+    if test_size > MAX_TEST_BYTES:
+        return _error(f"the test is {test_size} bytes; the explorer accepts tests of at most "
+                      f"{MAX_TEST_BYTES} bytes", 413)  # fmt: skip
+    if model_text is not None and len(model_text.encode("utf-8")) > MAX_MODEL_BYTES:
+        return _error(f"the model is {len(model_text.encode('utf-8'))} bytes; the explorer "
+                      f"accepts models of at most {MAX_MODEL_BYTES} bytes", 413)  # fmt: skip
+    # the engines stop a little before the worker is killed, and answer Unknown
+    budget = max(1.0, config.limits.seconds * 0.8)
+    return Request(data["test"], model, model_text, budget)
+
+
+def _bounded(req: Request, config: ServeConfig, gate: threading.BoundedSemaphore) -> Any:
+    with gate:
+        outcome = run_bounded(explore, req, config.limits)
+    if outcome.failure is None:
+        return outcome.value
+    seconds, mib = config.limits.seconds, config.limits.memory // (1 << 20)
+    message = {
+        "timeout": f"the run took longer than {seconds:g} s and was stopped "
+        "(the server's --timeout)",
+        "memory": f"the run needed more than {mib} MiB and was stopped (the server's --memory)",
+        "crash": f"the run stopped without an answer: it ran out of memory ({mib} MiB, the "
+        "server's --memory) or hit an internal error of pisa-mm",
+    }[outcome.failure]
+    return {"ok": False, "diagnostics": [{"severity": "error", "text": message, "line": None}]}
