@@ -18,8 +18,10 @@ from pisa_mm.commands.run import (
     render_error,
     run_engines,
 )
+from pisa_mm.engines import EXACT_ENGINES
 from pisa_mm.errors import PisaMMError
 from pisa_mm.outcomes.expectations import expected_path, render_expectation
+from pisa_mm.outcomes.model import Verdict
 
 HELP = "record the current results of litmus tests as their expectations (X.litmus.expected)"
 
@@ -55,8 +57,18 @@ def main(args: argparse.Namespace) -> int:
     # By default every exact engine: an expectation is recorded only where they agree, and
     # with herd's execution counts (the explicit engine counts executions).
     engines = engine_names(args.engine, model, default="exact")
+    if inexact := [e for e in engines if e not in EXACT_ENGINES]:
+        # An expectation is the exact answer; the machine misses allowed outcomes (load
+        # buffering, docs/operational.md), so what it finds is no expectation.
+        raise PisaMMError.at(
+            None,
+            f"promote records only exact answers, and the {', '.join(inexact)} engine is not "
+            f"exact for model {model.name}: use --engine "
+            f"{', '.join(sorted(EXACT_ENGINES))} or exact (the default); nothing was written",
+            "usage",
+        )
     counts = {"created": 0, "updated": 0, "unchanged": 0}
-    errors = disagreeing = 0
+    errors = disagreeing = unknown = 0
     with progress(len(files), "promoting") as advance:
         for path in files:
             loaded = load(path, unroll=None, strict=args.strict)
@@ -65,6 +77,15 @@ def main(args: argparse.Namespace) -> int:
             if loaded.error is not None:
                 errors += 1
                 print(render_error(loaded), file=sys.stderr, flush=True)
+                continue
+            if undecided := [r.engine for r in results if r.verdict is Verdict.UNKNOWN]:
+                # A result cut short by the budget is not an answer: never record it.
+                unknown += 1
+                print(
+                    f"NOT PROMOTED {path}: the result of {', '.join(undecided)} is Unknown "
+                    "(the --timeout ran out); rerun with a larger --timeout",
+                    file=sys.stderr,
+                )
                 continue
             if diffs := disagreements(results):
                 # Never record an answer the engines do not agree on.
@@ -92,9 +113,10 @@ def main(args: argparse.Namespace) -> int:
         f"{len(files)} tests: {counts['created']} created, {counts['updated']} updated, "
         f"{counts['unchanged']} unchanged"
         + (f", {disagreeing} not promoted (engines disagree)" if disagreeing else "")
+        + (f", {unknown} not promoted (Unknown)" if unknown else "")
         + (f", {errors} bad input" if errors else "")
         + f" ({', '.join(engines)}, model {model.name})"
     )
     if errors:
         return 2
-    return 1 if disagreeing else 0
+    return 1 if disagreeing or unknown else 0

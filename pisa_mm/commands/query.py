@@ -49,8 +49,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="strict input checking")
 
 
+# Exit statuses (docs/cli.md): one per answer.
+EXIT_STATUS = {Allowed.YES: 0, Allowed.NO: 1, Allowed.UNKNOWN: 4, Allowed.CUT: 5}
+
+
 def main(args: argparse.Namespace) -> int:
-    """Exit 0 when the outcome is allowed, 1 when it is forbidden or unknown."""
+    """Exit 0 when the outcome is allowed, 1 when forbidden, 4 when unknown (the budget ran
+    out), 5 when only executions cut by the unroll bound reach it."""
     test = load_test(args.test, strict=args.strict)
     prop = parse_prop(args.outcome, test)
     if args.timeout is not None and args.timeout <= 0:
@@ -61,7 +66,7 @@ def main(args: argparse.Namespace) -> int:
     print(render_query(es, prop_text(prop), model, result), end="")
     if args.dot:
         _write_dot(args.dot, es, model, test.name, prop_text(prop), result)
-    return 0 if result.answer is Allowed.YES else 1
+    return EXIT_STATUS[result.answer]
 
 
 def _write_dot(
@@ -73,7 +78,7 @@ def _write_dot(
         text = execution_dot(
             es,
             w.candidate,
-            title=f"{name}: {outcome} allowed",
+            title=f"{name}: {outcome} {result.answer.value}",
             extra=hb_edges(w.result, model, es),
         )
     elif result.why_not is not None and result.why_not.violations:

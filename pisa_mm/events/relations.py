@@ -24,6 +24,7 @@ SET_NAMES = (
     "RMW",
     "EXIT",
     "RET",
+    "BADADDR",
     "HOST",
     "NA",
     "RLX",
@@ -126,6 +127,7 @@ def static_sets(es: EventStructure) -> dict[str, frozenset[int]]:
         "RMW": _select(es, lambda e: e.tag is Tag.RMW),
         "EXIT": _select(es, lambda e: e.kind is Kind.EXIT),
         "RET": _select(es, lambda e: e.kind is Kind.EXIT and e.tag is Tag.RETURN),
+        "BADADDR": _select(es, lambda e: e.kind is Kind.EXIT and e.tag is Tag.INVALID),
         "HOST": _select(es, lambda e: e.thread in host),
         "GENERIC": _select(es, lambda e: e.generic),
     }

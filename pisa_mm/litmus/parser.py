@@ -257,6 +257,7 @@ class _Builder:
         threads: list[S.RawThread] = []
         locations: tuple[S.RawObservable, ...] = ()
         condition: S.RawCondition | None = None
+        filt: S.RawProp | None = None
         for child in tree.children:
             data = child.data
             if data == "header":
@@ -276,6 +277,8 @@ class _Builder:
                 threads.append(self.thread(child))
             elif data == "locations":
                 locations = tuple(self.observable(c) for c in child.children)
+            elif data == "filter":
+                filt = self.prop(child.children[0])
             elif data == "condition":
                 quant, prop = child.children
                 condition = S.RawCondition(self.name(quant), self.prop(prop), self.span(child))
@@ -291,6 +294,7 @@ class _Builder:
             condition,
             self.path,
             self.text,
+            filt,
         )
 
     def var_decl(self, tree: lark.Tree[Any]) -> S.RawVarDecl:

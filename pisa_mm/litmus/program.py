@@ -481,3 +481,4 @@ class LitmusTest:
     path: str
     source: str
     warnings: tuple[str, ...] = ()  # rendered warning diagnostics
+    filter: Prop | None = None  # herd's `filter (PROP)`: executions failing it are discarded

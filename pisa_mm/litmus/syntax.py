@@ -207,3 +207,4 @@ class RawTest:
     condition: RawCondition
     path: str
     source: str
+    filter: RawProp | None = None

@@ -1516,6 +1516,7 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
         raw.path,
         raw.source,
         tuple(ctx.warnings),
+        filter=None if raw.filter is None else checker.prop(raw.filter),
     )
 
 
