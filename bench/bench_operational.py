@@ -80,7 +80,7 @@ def _run(engine: str, text: str, name: str) -> tuple[float, Any]:
     seconds = time.perf_counter() - start
     states = machine_outcomes(test, es.unroll).states if engine == "operational" else 0
     flags = tuple(sorted(f.name for f in result.flags))
-    return seconds, ((result.states, flags, result.cut), states)
+    return seconds, ((result.states, flags, result.cut > 0), states)
 
 
 def bench_suite() -> None:
@@ -110,7 +110,7 @@ def bench_suite() -> None:
             totals[engine] += seconds
             if engine == "operational" and seconds > slowest[1]:
                 slowest = (test.name, seconds)
-            outs.append((r.states, sorted(f.name for f in r.flags), r.cut))
+            outs.append((r.states, sorted(f.name for f in r.flags), r.cut > 0))
         count += 1
         disagree += outs[0] != outs[1]
     ratio = totals["operational"] / totals["explicit"] if totals["explicit"] else float("inf")

@@ -42,7 +42,7 @@ def _run(engine: str, text: str, name: str) -> tuple[float, Any]:
     result = run(test, es, model, EngineOptions(unroll=es.unroll))
     seconds = time.perf_counter() - start
     flags = tuple(sorted(f.name for f in result.flags))
-    return seconds, (result.states, result.verdict.value, flags, result.cut)
+    return seconds, (result.states, result.verdict.value, flags, result.cut > 0)
 
 
 def bench_suite() -> None:
@@ -67,7 +67,7 @@ def bench_suite() -> None:
             start = time.perf_counter()
             r = get_engine(engine)(test, es, model, EngineOptions(unroll=es.unroll))
             totals[engine] += time.perf_counter() - start
-            outs.append((r.states, r.verdict, sorted(f.name for f in r.flags), r.cut))
+            outs.append((r.states, r.verdict, sorted(f.name for f in r.flags), r.cut > 0))
         count += 1
         disagree += outs[0] != outs[1]
     ratio = totals["smt"] / totals["explicit"] if totals["explicit"] else float("inf")

@@ -35,6 +35,12 @@ _TABLE: tuple[tuple[str, Ty, str], ...] = (
     ("RMW", Ty.SET, "events of an atomic read-modify-write (both halves; a failed cas's read)"),
     ("EXIT", Ty.SET, "the end marker of each work-item path"),
     ("RET", Ty.SET, "EXIT markers of paths that ended by `return`"),
+    (
+        "BADADDR",
+        Ty.SET,
+        "EXIT markers of paths that ended at an access whose computed address is none of the "
+        "test's locations (undefined behaviour; the access's own marker)",
+    ),
     ("HOST", Ty.SET, "events of host threads"),
     # --- memory orders (exactly that order; weak accesses, async copies, init writes are NA)
     ("NA", Ty.SET, "non-atomic: weak accesses, async-copy accesses, init writes"),

@@ -15,6 +15,8 @@ from pisa_mm.commands.run import (
     print_warnings,
     run_tests,
 )
+from pisa_mm.engines import EXACT_ENGINES
+from pisa_mm.errors import PisaMMError
 from pisa_mm.outcomes.expectations import expected_path, render_expectation
 from pisa_mm.outcomes.model import Verdict
 from pisa_mm.runner.console import Console
@@ -50,6 +52,16 @@ def main(args: argparse.Namespace) -> int:
     # By default every exact engine: an expectation is recorded only where they agree, and
     # with herd's execution counts (the explicit engine counts executions).
     engines = engine_names(args.engine, model, default="exact")
+    if inexact := [e for e in engines if e not in EXACT_ENGINES]:
+        # An expectation is the exact answer; the machine misses allowed outcomes (load
+        # buffering, docs/operational.md), so what it finds is no expectation.
+        raise PisaMMError.at(
+            None,
+            f"promote records only exact answers, and the {', '.join(inexact)} engine is not "
+            f"exact for model {model.name}: use --engine "
+            f"{', '.join(sorted(EXACT_ENGINES))} or exact (the default); nothing was written",
+            "usage",
+        )
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     errors = disagreeing = unknown = crashed = 0
     console = Console(len(files), "promoting")
@@ -74,17 +86,20 @@ def main(args: argparse.Namespace) -> int:
                 console.err(f"NOT PROMOTED {path}: unknown ({record.message})")
                 continue
             (results,) = record.value
+            if undecided := [r.engine for r in results if r.verdict is Verdict.UNKNOWN]:
+                # A result cut short by the budget is not an answer: never record it.
+                unknown += 1
+                console.err(
+                    f"NOT PROMOTED {path}: the result of {', '.join(undecided)} is Unknown "
+                    "(a budget ran out or the solver gave up); rerun with a larger --timeout"
+                )
+                continue
             if diffs := disagreements(results):
                 # Never record an answer the engines do not agree on.
                 disagreeing += 1
                 console.err(f"NOT PROMOTED {path}: engines disagree")
                 for d in diffs:
                     console.err(f"  {d}")
-                continue
-            if any(r.verdict is Verdict.UNKNOWN for r in results):
-                # Never record an answer nobody found: the solver gave up.
-                unknown += 1
-                console.err(f"NOT PROMOTED {path}: unknown (the solver gave up)")
                 continue
             target = expected_path(path, model.name)
             # herd's counts are of executions: record them when an engine counts them

@@ -58,9 +58,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="strict input checking")
 
 
+# Exit statuses (docs/cli.md): one per answer.
+EXIT_STATUS = {
+    Allowed.YES: Exit.OK,
+    Allowed.NO: Exit.NEGATIVE,
+    Allowed.UNKNOWN: Exit.UNKNOWN,
+    Allowed.CUT: Exit.CUT,
+}
+
+
 def main(args: argparse.Namespace) -> int:
-    """Exit 0 when the outcome is allowed, 1 when it is forbidden or unknown; 4 when the
-    budget (--timeout, --max-memory) ran out."""
+    """Exit 0 when the outcome is allowed, 1 when forbidden, 4 when unknown (the budget ran
+    out), 5 when only executions cut by the unroll bound reach it."""
     check_outputs([args.dot, args.svg, args.png], [args.test])
     test = load_test(args.test, strict=args.strict)
     for w in test.warnings:
@@ -82,7 +91,7 @@ def main(args: argparse.Namespace) -> int:
         dot = query_graph(es, model, test.name, prop_text(prop), result, derived=args.derived)
         if dot is not None:
             _write_pictures(args, dot)
-    return 0 if result.answer is Allowed.YES else 1
+    return int(EXIT_STATUS[result.answer])
 
 
 def _write_pictures(args: argparse.Namespace, dot: str) -> None:

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import assert_never
 
+from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import test_unroll
+from pisa_mm.events.build import build
 from pisa_mm.litmus import load_test, parse_prop
-from pisa_mm.litmus.program import Condition, Quantifier
-from pisa_mm.operational.explore import find_run
-from pisa_mm.operational.step import Machine
+from pisa_mm.litmus.program import Condition, LitmusTest, Prop, Quantifier
+from pisa_mm.operational.explore import Final, find_run
+from pisa_mm.operational.step import Machine, Step
 from pisa_mm.outcomes.condition import (
     condition_observables,
     eval_prop,
@@ -39,35 +42,86 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(args: argparse.Namespace) -> int:
+    """Exit 0 when a complete run reaches the outcome, 5 when only runs cut by the unroll
+    bound do, 1 when none does (with the reason, from the axiomatic models), 4 when the
+    budget ran out."""
     test = load_test(args.test, strict=args.strict)
     for w in test.warnings:
         print(w, file=sys.stderr)
     prop = parse_prop(args.outcome, test)
     unroll = test_unroll(test, args.unroll)
+    machine = Machine(test, unroll, tracing=True)
     asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
     obs = tuple(dict.fromkeys((*observables(test), *asked)))
-
     print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
+
+    def search() -> tuple[tuple[list[Step], Final] | None, bool, str]:
+        """A complete run, else a cut one; the reason when neither reaches the outcome."""
+        complete = find_run(machine, obs, lambda f: f.complete and eval_prop(prop, dict(f.values)))
+        if complete is not None:
+            return complete, False, ""
+        cut = find_run(machine, obs, lambda f: f.cut and eval_prop(prop, dict(f.values)))
+        if cut is not None:
+            return cut, True, ""
+        return None, False, why_unreachable(test, prop, unroll)
+
     try:
-        found = under_budget(
-            budget_of(args),
-            lambda: find_run(
-                Machine(test, unroll, tracing=True), obs, lambda values: eval_prop(prop, values)
-            ),
-        )
+        found, only_cut, reason = under_budget(budget_of(args), search)
     except Spent as spent:
         print(f"Unknown ({spent.message})")
         return int(Exit.UNKNOWN)
+    code = 0
     if found is None:
         print("No schedule of the operational machine reaches this outcome.")
+        print(reason)
         return 1
+    if only_cut:
+        print(
+            "Only runs cut by the unroll bound reach these values: they are not a final "
+            "state (a larger --unroll may show whether a complete run does). A cut run:"
+        )
+        code = int(Exit.CUT)
     steps, final = found
     for i, step in enumerate(steps, 1):
         lines = str(step).split("\n")
         print(f"{i:>3}. {lines[0]}")
         for extra in lines[1:]:
             print(f"     {extra}")
-    print(f"Final state: {make_state(dict(final.values))}")
-    if final.cut:
-        print("(this run was cut by the unroll bound)")
-    return 0
+    label = "Final state" if final.complete else "State at the cut"
+    print(f"{label}: {make_state(dict(final.values))}")
+    return code
+
+
+def why_unreachable(test: LitmusTest, prop: Prop, unroll: int) -> str:
+    """Why the machine reaches no state with `prop`: the axiomatic answer under `pisa`, and
+    under `pisa-rc11` (which forbids po | aso | rf cycles, the machine's one difference)."""
+    from pisa_mm.smt.query import Allowed, query
+
+    es = build(test, unroll=unroll)
+    under_pisa = query(test, es, load_model("pisa"), prop).answer
+    match under_pisa:
+        case Allowed.NO:
+            return "pisa forbids it too (`pisa-mm query` shows why)."
+        case Allowed.CUT:
+            return (
+                "pisa allows these values only in executions cut by the unroll bound, which "
+                "the machine does not complete either: not a final state."
+            )
+        case Allowed.UNKNOWN:
+            return "Whether pisa allows it is unknown (the solver gave up)."
+        case Allowed.YES:
+            pass
+        case _:
+            assert_never(under_pisa)
+    if query(test, es, load_model("pisa-rc11"), prop).answer is Allowed.NO:
+        return (
+            "pisa allows it, but every allowed execution with it has a po | rf cycle (load "
+            "buffering: a read takes a value from a write that comes after it in program order "
+            "through the other work-items). The machine executes each work-item in program "
+            "order and reads only messages already written (it has no promises), so it never "
+            "produces such an execution (docs/operational.md)."
+        )
+    return (
+        "pisa and pisa-rc11 both allow it, with an execution free of po | rf cycles: the "
+        "machine should reach it. This is a difference `pisa-mm crossval` reports."
+    )

@@ -178,6 +178,7 @@ class _State:
     completed: frozenset[int] = frozenset()  # async events completed by a wait
     deps: dict[str, dp.Sources] = field(default_factory=dict)  # register -> its sources
     cdeps: dp.Sources = dp.NONE  # sources of the branch conditions passed on this path
+    address: Expr | None = None  # of the invalid access that ends this state's path
 
     def fork(self, guard: Expr) -> _State:
         return _State(
@@ -278,26 +279,30 @@ class _Builder:
         *,
         returned: bool = False,
         cut: bool = False,
+        invalid: bool = False,
     ) -> None:
-        """End a path: `ins` is the `return` taken, or the back-edge the bound cut."""
+        """End a path: `ins` is the `return` taken, the back-edge the bound cut, or the
+        access whose address is invalid (`invalid`: the EXIT event carries the address)."""
         eid = len(self.events)
         self.src_ctrl[eid] = st.cdeps
         if ins is None:
             span, text = self.test.threads[thread].span, f"end of P{thread}"
         elif cut:
             span, text = ins.span, f"{ins.text}  (cut: taken more than {self.unroll} times)"
+        elif invalid:
+            span, text = ins.span, f"{ins.text}  (invalid address)"
         else:
             span, text = ins.span, ins.text
         ev = Event(
             id=eid,
             thread=thread,
             kind=Kind.EXIT,
-            tag=Tag.RETURN if returned else Tag.PLAIN,
+            tag=Tag.RETURN if returned else Tag.INVALID if invalid else Tag.PLAIN,
             order=Order.NA,
             scope=None,
             spaces=frozenset(),
             width=0,
-            addr=None,
+            addr=st.address if invalid else None,
             locs=frozenset(),
             value=None,
             guard=st.guard,
@@ -310,7 +315,7 @@ class _Builder:
         st.events.append(eid)
         self.aso.update((a, eid) for a in st.completed)
         final = tuple(sorted(st.regs.items()))
-        self.paths[thread].append(Path(tuple(st.events), st.guard, final, returned, cut))
+        self.paths[thread].append(Path(tuple(st.events), st.guard, final, returned, cut, invalid))
 
     # ------------------------------------------------------------ memory resolution
 
@@ -495,9 +500,54 @@ class _Builder:
                     taken.pc = target
                     st = taken
                     continue
+                case Load() | Store() | IAtom() | FAtom():
+                    if (bad := self._invalid_address(st, ins, op, t)) is not None:
+                        self._exit(bad, t, ins, invalid=True)
+                    self._step(st, ins, t)
                 case _:
                     self._step(st, ins, t)
             st.pc += 1
+
+    def _invalid_address(
+        self, st: _State, ins: Instruction, op: Load | Store | IAtom | FAtom, t: int
+    ) -> _State | None:
+        """Split off the executions where the access's computed address is none of the
+        locations it may touch (undefined behaviour, `invalid-address`): the returned state
+        ends there; `st` continues where every address is valid. None when every address
+        is surely valid (constant addresses are checked when they are resolved)."""
+        base = sem.address(st.regs, op.addr, self.layout)
+        if isinstance(base, Const):
+            return None
+        if isinstance(op, IAtom | FAtom):
+            width, count, atomic, write = sem.atom_width(op), 1, True, True
+        else:
+            width, count = op.width, op.vec
+            atomic, write = op.order not in (None, Order.NA), isinstance(op, Store)
+        allowed = self._allowed(op.space, atomic, t)
+        valid: list[Expr] = []
+        for i in range(count):
+            addr = sem.mk(Op.ADD, (base, Const(i * width // 8, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+            locs = self._resolve(addr, allowed, width, t, ins.span, write=write)
+            hits = sorted({self._address(loc) for loc in locs})
+            valid.append(
+                sem.mk(
+                    Op.BOR,
+                    [sem.mk(Op.EQ, (addr, Const(a, addr.width)), BOOL) for a in hits],
+                    BOOL,
+                )
+            )
+        ok = sem.conj(*valid)
+        if isinstance(ok, Const) and ok.value:
+            return None
+        bad = st.fork(sem.conj(st.guard, sem.neg(ok)))
+        bad.address = base
+        st.guard = sem.conj(st.guard, ok)
+        return bad
+
+    def _address(self, loc: Location) -> int:
+        var = self.layout.variable(loc.var)
+        assert var is not None  # locations come from the layout
+        return var.base + loc.offset
 
     def _target(self, op: Goto, n: int, span: Span) -> int:
         try:
@@ -845,6 +895,7 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
                     tuple((k, _shift(v, n)) for k, v in p.final_regs),
                     p.returned,
                     p.cut,
+                    p.invalid,
                 )
                 for p in b.paths[t.index]
             ),

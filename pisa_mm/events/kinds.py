@@ -23,6 +23,7 @@ class Tag(enum.Enum):
     DEPART = "depart"  # barrier.workgroup, second event: acquire fence, same
     ASYNC = "async"  # performed by a cp.async agent of the issuing work-item
     RETURN = "return"  # an EXIT reached by `return`
+    INVALID = "invalid"  # an EXIT at an access whose address is no location (BADADDR)
 
 
 class Order(enum.Enum):

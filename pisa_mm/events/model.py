@@ -100,8 +100,11 @@ class Event:
 class Path:
     """One complete path of a work-item: its events in program order and its final registers.
 
-    `cut` is True when the path was truncated by the unroll bound; engines must report
-    executions that use such a path rather than drop them.
+    `cut` is True when the path was truncated by the unroll bound; `invalid` when it ends at
+    an access whose computed address is none of the test's locations (its last event is an
+    EXIT tagged INVALID, the `invalid-address` witness). An execution using either kind of
+    path has no final state: engines report its flags (and count the cut ones), never its
+    registers or memory as an outcome (docs/model.md).
     """
 
     events: tuple[int, ...]
@@ -109,6 +112,7 @@ class Path:
     final_regs: tuple[tuple[str, Expr], ...]
     returned: bool
     cut: bool
+    invalid: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,7 +51,13 @@ class Candidate:
 
     @property
     def cut(self) -> bool:
+        """Some work-item's path was truncated by the unroll bound."""
         return any(p.cut for p in self.paths)
+
+    @property
+    def ended(self) -> bool:
+        """Some work-item's path ended at an access with an invalid address."""
+        return any(p.invalid for p in self.paths)
 
     def co_pairs(self) -> frozenset[tuple[int, int]]:
         """The coherence relation: transitive, total on each location's writes (for a
@@ -209,8 +215,8 @@ class _Resolver:
         for loc in sorted(e.locs):
             if location_address(self.es, loc) == address:
                 return loc
-        # Like a solver constraining the address to the access's possible locations, a
-        # candidate computing a wild address (e.g. a null pointer) is not well formed.
+        # The builder guards the access with the validity of its address (the other branch
+        # ends at an invalid-address marker), so this candidate contradicts its own path.
         raise _BadAddress
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from pisa_mm.cat.eval import EvalResult, Evaluator
 from pisa_mm.cat.syntax import Model
 from pisa_mm.engines import EngineOptions
-from pisa_mm.events.model import EventStructure, Location, Space
+from pisa_mm.events.model import EventStructure, Kind, Location, Space
 from pisa_mm.events.relations import (
     SPACE_SETS,
     dynamic_space_sets,
@@ -24,6 +24,7 @@ from pisa_mm.outcomes.condition import (
     eval_prop,
     make_state,
     observables,
+    passes_filter,
     reg_key,
     verdict,
 )
@@ -112,19 +113,22 @@ def base_relations(static: _Static, cand: Candidate) -> _Base:
     return _Base(tuple(sorted(ev)), sets, rels)
 
 
-def _describe(es: EventStructure, eid: int) -> str:
+def _describe(es: EventStructure, eid: int, cand: Candidate) -> str:
     e = es.events[eid]
     if e.thread is None:
         return e.text
-    return f"P{e.thread}: {e.text or e.kind.value}"
+    text = f"P{e.thread}: {e.text or e.kind.value}"
+    if e.kind is Kind.EXIT and e.addr is not None:  # an invalid access: say its address
+        text += f" at address {cand.evaluate(es, e.addr):#x}"
+    return text
 
 
-def _witness(es: EventStructure, name: str, ev: EvalResult) -> FlagWitness:
+def _witness(es: EventStructure, name: str, ev: EvalResult, cand: Candidate) -> FlagWitness:
     w = ev.witness(name)
     if w is None:
         raise RuntimeError(f"flag {name} raised without a witness")
     first: tuple[int, ...] = w.pairs[0] if w.pairs else w.events[:1]
-    return FlagWitness(name, first, " / ".join(_describe(es, e) for e in first))
+    return FlagWitness(name, first, " / ".join(_describe(es, e, cand) for e in first))
 
 
 def _pruner(static: _Static, model: Model) -> Prune | None:
@@ -156,7 +160,7 @@ def executions(
         result = evaluator.evaluate(
             base_relations(static, cand), static_key=cand.events, fail_fast=not all_failures
         )
-        flags = tuple(_witness(es, name, result) for name in result.flags)
+        flags = tuple(_witness(es, name, result, cand) for name in result.flags)
         yield Execution(cand, result.consistent, result.failed, flags)
 
 
@@ -204,19 +208,34 @@ def _final_mem(es: EventStructure, cand: Candidate, o: MemObs) -> int:
 def run_test(
     test: LitmusTest, structure: EventStructure, model: Model, options: EngineOptions
 ) -> TestResult:
-    """Enumerate, judge and count: herd's counts are allowed executions."""
+    """Enumerate, judge and count: herd's counts are allowed complete executions.
+
+    An allowed execution cut by the unroll bound (or ended by an invalid address) is no
+    final state: it is counted in `cut` (when cut) and only its flags are reported.
+    """
     del options  # the unroll bound is already in `structure`
     start = time.perf_counter()
     obs = observables(test)
     prop = test.condition.prop
     states: set[State] = set()
-    positive = negative = 0
+    positive = negative = cut = 0
     flags: dict[str, FlagWitness] = {}
-    cut = False
+    cut_flags: dict[str, FlagWitness] = {}
     for ex in executions(structure, model):
         if not ex.allowed:
             continue
+        if ex.candidate.cut:
+            cut += 1
+            for f in ex.flags:
+                cut_flags.setdefault(f.name, replace(f, cut=True))
+            continue
+        if ex.candidate.ended:  # no final state to filter or count, but its flags stand
+            for f in ex.flags:
+                flags.setdefault(f.name, f)
+            continue
         values = _project(test, structure, ex.candidate, obs)
+        if not passes_filter(test, values):
+            continue
         states.add(make_state(values))
         if eval_prop(prop, values):
             positive += 1
@@ -224,7 +243,8 @@ def run_test(
             negative += 1
         for f in ex.flags:
             flags.setdefault(f.name, f)
-        cut = cut or ex.candidate.cut
+    for name, f in cut_flags.items():
+        flags.setdefault(name, f)
     return TestResult(
         name=test.name,
         model=model.name,
@@ -242,6 +262,11 @@ def run_test(
     )
 
 
-def final_state(test: LitmusTest, es: EventStructure, cand: Candidate) -> State:
-    """The final state of one candidate, projected on the test's observables (for reports)."""
-    return make_state(_project(test, es, cand, observables(test)))
+def final_state(test: LitmusTest, es: EventStructure, cand: Candidate) -> State | None:
+    """The final state of one candidate, projected on the test's observables (for reports);
+    None when it has none: cut by the unroll bound, ended at an invalid address, or
+    discarded by the test's filter, as `run_test` counts them."""
+    if cand.cut or cand.ended:
+        return None
+    values = _project(test, es, cand, observables(test))
+    return make_state(values) if passes_filter(test, values) else None

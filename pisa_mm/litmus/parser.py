@@ -355,6 +355,7 @@ class _Builder:
         threads: list[S.RawThread] = []
         locations: tuple[S.RawObservable, ...] = ()
         condition: S.RawCondition | None = None
+        filt: S.RawProp | None = None
         for child in tree.children:
             data = child.data
             if data == "header":
@@ -375,6 +376,8 @@ class _Builder:
                 threads.append(self.thread(child))
             elif data == "locations":
                 locations = tuple(self.observable(c) for c in child.children)
+            elif data == "filter":
+                filt = self.prop(child.children[0])
             elif data == "condition":
                 quant, prop = child.children
                 condition = S.RawCondition(self.name(quant), self.prop(prop), self.span(child))
@@ -391,6 +394,7 @@ class _Builder:
             self.path,
             self.text,
             tuple(meta_spans),
+            filt,
         )
 
     def var_decl(self, tree: lark.Tree[Any]) -> S.RawVarDecl:

@@ -500,3 +500,4 @@ class LitmusTest:
     source: str
     warnings: tuple[str, ...] = ()  # rendered warning diagnostics
     unroll: int | None = None  # the `unroll = N` metadata, validated
+    filter: Prop | None = None  # herd's `filter (PROP)`: executions failing it are discarded

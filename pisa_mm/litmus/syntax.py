@@ -218,3 +218,4 @@ class RawTest:
     path: str
     source: str
     metadata_spans: tuple[Span, ...] = ()  # one per `metadata` entry
+    filter: RawProp | None = None

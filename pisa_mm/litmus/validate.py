@@ -161,6 +161,7 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
         raw.source,
         tuple(ctx.warnings),
         unroll,
+        filter=None if raw.filter is None else checker.prop(raw.filter),
     )
 
 

@@ -12,6 +12,7 @@ from pisa_mm.outcomes.condition import (
     eval_prop,
     make_state,
     observables,
+    passes_filter,
     verdict,
 )
 from pisa_mm.outcomes.model import FlagWitness, TestResult
@@ -28,8 +29,12 @@ ENGINE = "operational"
 
 
 def machine_outcomes(test: LitmusTest, unroll: int) -> Exploration:
-    """Every final state the machine reaches on `test`, with the flags raised on the way."""
-    return explore(Machine(test, unroll), observables(test))
+    """Every end state the machine reaches on `test`, with the flags raised on the way."""
+    return explore(
+        Machine(test, unroll),
+        observables(test),
+        accept=lambda values: passes_filter(test, values),
+    )
 
 
 def run_test(
@@ -42,14 +47,20 @@ def run_test(
     start = time.perf_counter()
     result = machine_outcomes(test, options.unroll)
     obs = observables(test)
-    states = sorted({make_state(dict(f.values)) for f in result.finals})
+    finals = [f for f in result.finals if f.complete and passes_filter(test, dict(f.values))]
+    states = sorted({make_state(dict(f.values)) for f in finals})
     holds = {
-        make_state(dict(f.values)): eval_prop(test.condition.prop, dict(f.values))
-        for f in result.finals
+        make_state(dict(f.values)): eval_prop(test.condition.prop, dict(f.values)) for f in finals
     }
     positive = sum(1 for s in states if holds[s])
     negative = len(states) - positive
-    flags = tuple(FlagWitness(f.name, (), f.description) for f in result.flags)
+    flags = tuple(
+        sorted(
+            [FlagWitness(f.name, (), f.description) for f in result.flags]
+            + [FlagWitness(f.name, (), f.description, cut=True) for f in result.cut_flags],
+            key=lambda f: f.name,
+        )
+    )
     return TestResult(
         name=test.name,
         model=model.name,
@@ -61,7 +72,7 @@ def run_test(
         positive=positive,
         negative=negative,
         flags=flags,
-        cut=any(f.cut for f in result.finals),
+        cut=len({f.values for f in result.finals if f.cut}),
         condition_text=condition_text(test.condition),
         seconds=time.perf_counter() - start,
         counts_executions=False,

@@ -9,30 +9,46 @@ from dataclasses import dataclass
 
 from pisa_mm.events.model import Location
 from pisa_mm.litmus.program import Observable
-from pisa_mm.operational.state import Actor, Config, Status
-from pisa_mm.operational.step import Flag, Machine, Step
+from pisa_mm.operational.atoms import Actor, Flag
+from pisa_mm.operational.state import Config, Status
+from pisa_mm.operational.step import Machine, Step
 
 
 @dataclass(frozen=True, slots=True)
 class Final:
-    """A final state reached by some complete run, projected on the observables."""
+    """A state where no actor can step, projected on the observables.
+
+    It is a final state only when neither `cut` (some work-item was stopped by the unroll
+    bound) nor `ended` (some work-item stopped at an access with an invalid address)."""
 
     values: tuple[tuple[Observable, int], ...]
     cut: bool
+    ended: bool = False
+
+    @property
+    def complete(self) -> bool:
+        return not (self.cut or self.ended)
 
 
 @dataclass(frozen=True, slots=True)
 class Exploration:
+    """What the machine reaches: every end state, and the flags raised on the way to one.
+
+    A flag raised only on the way to cut end states is in `cut_flags` (and not in `flags`).
+    """
+
     finals: frozenset[Final]
     flags: tuple[Flag, ...]
     states: int  # distinct machine states visited
     steps: int = 0  # interleaved steps taken (edges of the explored state graph)
+    cut_flags: tuple[Flag, ...] = ()
 
 
 def _final(machine: Machine, cfg: Config, observables: tuple[Observable, ...]) -> Final:
     values = machine.final_values(cfg, observables)
     cut = any(ts.status is Status.CUT for ts in cfg.threads)
-    return Final(tuple(values.items()), cut)
+    ended = any(ts.status is Status.INVALID for ts in cfg.threads)
+    return Final(tuple(values.items()), cut, ended)
 
 
 def _forced(machine: Machine, cfg: Config) -> list[tuple[tuple[Step, ...], Config]] | None:
@@ -79,7 +95,11 @@ def _independent(a: Actor, fa: Footprint, b: Actor, fb: Footprint) -> bool:
 
 
 def explore(
-    machine: Machine, observables: tuple[Observable, ...], *, reduce: bool = True
+    machine: Machine,
+    observables: tuple[Observable, ...],
+    *,
+    reduce: bool = True,
+    accept: Callable[[dict[Observable, int]], bool] | None = None,
 ) -> Exploration:
     """Every final state of every run, and the flags raised on the way by runs that
     complete.
@@ -99,13 +119,27 @@ def explore(
     take (`Machine.persistent`), only that actor is expanded (a persistent set: every run
     is equivalent to one that takes that step first). `reduce=False` turns both
     reductions off (every interleaving is explored; for tests of the reductions).
+
+    A flag counts (in `flags`) when its state reaches a complete final state that `accept`
+    (the test's filter) accepts, or an end state with an invalid address; otherwise, when
+    it reaches a cut end state, it is in `cut_flags`.
     """
     init = _initial(machine, None)
     ids: dict[object, int] = {init.key(): 0}
     parents: list[list[int]] = [[]]
     asleep: list[frozenset[Actor]] = [frozenset()]
     raised: list[tuple[int, Flag]] = [(0, f) for f in init.raised]
-    live: set[int] = set()
+    live: set[int] = set()  # reaches a cut end state
+    kept: set[int] = set()  # reaches a kept final state, or an invalid-address end
+
+    def reached(n: int, cfg: Config) -> None:
+        fin = _final(machine, cfg, observables)
+        finals.add(fin)
+        if fin.cut:
+            live.add(n)
+        elif fin.ended or accept is None or accept(dict(fin.values)):
+            kept.add(n)
+
     finals: set[Final] = set()
     steps = 0
     # (state, its number, sleeping actors, actors to expand: None = all awake ones)
@@ -115,16 +149,14 @@ def explore(
     while stack:
         cfg, here, sleep, todo = stack.pop()
         if machine.terminal(cfg):
-            finals.add(_final(machine, cfg, observables))
-            live.add(here)
+            reached(here, cfg)
             continue
         enabled = machine.enabled(cfg)
         children: list[tuple[frozenset[Actor], Config]] = []
         if not enabled:
             forced = _forced(machine, cfg)
             if forced is None:
-                finals.add(_final(machine, cfg, observables))
-                live.add(here)
+                reached(here, cfg)
                 continue
             children = [(frozenset(), new) for _, new in forced]
         else:
@@ -163,27 +195,35 @@ def explore(
             if woken:
                 asleep[n] = asleep[n] & child_sleep
                 stack.append((new, n, child_sleep, sorted(woken)))
-    work = list(live)
-    while work:
-        for p in parents[work.pop()]:
-            if p not in live:
-                live.add(p)
-                work.append(p)
+    for seen in (live, kept):
+        work = list(seen)
+        while work:
+            for p in parents[work.pop()]:
+                if p not in seen:
+                    seen.add(p)
+                    work.append(p)
     flags: dict[str, Flag] = {}
+    cut_flags: dict[str, Flag] = {}
     for n, f in raised:
-        if n in live:
+        if n in kept:
             flags.setdefault(f.name, f)
+        elif n in live:
+            cut_flags.setdefault(f.name, f)
     return Exploration(
-        frozenset(finals), tuple(flags[name] for name in sorted(flags)), len(parents), steps
+        frozenset(finals),
+        tuple(flags[name] for name in sorted(flags)),
+        len(parents),
+        steps,
+        tuple(cut_flags[name] for name in sorted(cut_flags) if name not in flags),
     )
 
 
 def find_run(
     machine: Machine,
     observables: tuple[Observable, ...],
-    accept: Callable[[dict[Observable, int]], bool],
+    accept: Callable[[Final], bool],
 ) -> tuple[list[Step], Final] | None:
-    """One schedule whose final state satisfies `accept`, as the list of its steps."""
+    """One schedule whose end state satisfies `accept`, as the list of its steps."""
     first: list[Step] = []
     init = _initial(machine, first)
     parent: dict[object, tuple[object, tuple[Step, ...]] | None] = {init.key(): None}
@@ -194,7 +234,7 @@ def find_run(
         succ = _expand(machine, cfg)
         if succ is None:
             fin = _final(machine, cfg, observables)
-            if not accept(dict(fin.values)):
+            if not accept(fin):
                 continue
             steps: list[Step] = []
             key: object = here

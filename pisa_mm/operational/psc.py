@@ -32,48 +32,10 @@ refusing a step never loses a run whose completion would have been consistent.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from pisa_mm.events.kinds import Kind, Scope, Space
 from pisa_mm.events.model import Location
-from pisa_mm.operational.state import BOTH, Actor, Clock, MsgId
-
-# An SC event: (thread, its event count). Only work-items execute seq_cst instructions.
-Node = tuple[int, int]
-Edges = frozenset[tuple[Node, Node]]
-
-
-class Ev(NamedTuple):
-    """An event the psc graph may mention.
-
-    `hb` is the happens-before clock the event had, its own acquisition included (what
-    happens before it, per space); `dhb` the clock of the latest po-earlier event of the
-    work-item that is not an access to `loc` (None: there is none), the `d` of
-    `po-nl ; hb ; po-nl`. `msg` is the message read (a read) or written (a write).
-    """
-
-    actor: Actor
-    seq: int  # the actor's event count at this event
-    kind: Kind
-    loc: Location | None
-    spaces: frozenset[Space]
-    sc: bool
-    scope: Scope | None
-    msg: MsgId | None
-    hb: Clock
-    dhb: Clock | None = None
-    line: int = 0  # source line, for `trace`
-
-    @property
-    def node(self) -> Node:
-        return (self.actor[0], self.seq)
-
-    @property
-    def access(self) -> bool:
-        return self.kind is not Kind.FENCE
-
-    def key(self) -> tuple[Actor, int, int]:
-        return (self.actor, self.seq, 0 if self.kind is Kind.READ else 1)
+from pisa_mm.operational.atoms import BOTH, Actor, Clock, Edges, Ev, MsgId, Node
 
 
 def clock(hb: Clock, space: Space, actor: Actor) -> int:

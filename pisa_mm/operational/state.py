@@ -10,29 +10,23 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from pisa_mm.events.kinds import Scope, Space
 from pisa_mm.events.model import Location
+from pisa_mm.operational.atoms import (
+    BOTH,
+    HB_SPACES,
+    INIT,
+    Actor,
+    Clock,
+    Coh,
+    Edges,
+    Ev,
+    Flag,
+    MsgId,
+)
 from pisa_mm.values.expr import Expr
-
-if TYPE_CHECKING:
-    from pisa_mm.operational.psc import Edges, Ev
-    from pisa_mm.operational.step import Flag
-
-# An actor performs memory events: (thread, -1) is the work-item itself, (thread, k) the agent
-# of its k-th cp.async. Happens-before knowledge is a vector clock over actors.
-Actor = tuple[int, int]
-# A message is named by its writer and the writer's event count, so that two interleavings
-# that produce the same messages produce equal (hashable, comparable) states.
-MsgId = tuple[int, int, int]
-INIT: MsgId = (-1, -1, 0)
-
-HB_SPACES = (Space.GLOBAL, Space.SHARED)  # hb is computed per space (model-decisions)
-BOTH = frozenset(HB_SPACES)
-
-Coh = tuple[tuple[Location, MsgId], ...]
-Clock = tuple[tuple[tuple[str, Actor], int], ...]
 
 
 class View(NamedTuple):
@@ -115,10 +109,11 @@ class Status(enum.Enum):
     DONE = "done"  # fell off the end of its body
     RETURNED = "returned"  # executed `return`
     CUT = "cut"  # would have exceeded the unroll bound
+    INVALID = "invalid"  # stopped at an access whose address is no location (undefined)
 
     @property
     def finished(self) -> bool:
-        return self in (Status.DONE, Status.RETURNED, Status.CUT)
+        return self in (Status.DONE, Status.RETURNED, Status.CUT, Status.INVALID)
 
 
 class ThreadState(NamedTuple):

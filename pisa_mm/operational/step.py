@@ -39,18 +39,14 @@ from pisa_mm.litmus.program import (
     VarRef,
     WaitGroup,
 )
-from pisa_mm.operational.psc import Ev, Graph, Node, close
+from pisa_mm.operational.atoms import BOTH, INIT, Actor, Clock, Ev, Flag, MsgId, Node
+from pisa_mm.operational.psc import Graph, close
 from pisa_mm.operational.state import (
-    BOTH,
-    INIT,
     Access,
-    Actor,
     AgentState,
-    Clock,
     Config,
     Entries,
     Message,
-    MsgId,
     Status,
     ThreadState,
     View,
@@ -69,6 +65,12 @@ _QUAL = {
     AddrSpace.CONST: Space.CONST,
 }
 _LOCAL_SPACES = frozenset({Space.PRIVATE, Space.CONST})
+# What a computed address may point to (as the event builder resolves it): a generic atomic
+# reaches global or shared memory (PISA 8), a generic weak access any space; a host thread
+# only global and const memory.
+_ATOMIC_GENERIC = frozenset({Space.GLOBAL, Space.SHARED})
+_WEAK_GENERIC = frozenset({Space.GLOBAL, Space.SHARED, Space.PRIVATE, Space.CONST})
+_HOST_SPACES = frozenset({Space.GLOBAL, Space.CONST})
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,12 +86,6 @@ class Step:
         where = f"line {self.line}" if self.line is not None else "agent"
         head = f"{self.actor:<7} {where:<9} {self.text}"
         return "\n".join([head, *(f"{'':<18}{d}" for d in self.details)])
-
-
-@dataclass(frozen=True, slots=True)
-class Flag:
-    name: str
-    description: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,6 +266,55 @@ class Machine:
         elif var.space is Space.PRIVATE:
             instance = t
         return Location(var.name, off, instance, var.space)
+
+    def invalid_address(self, t: int, ts: ThreadState, ins: Instruction) -> int | None:
+        """The address of the next element of a memory instruction when it is computed from
+        registers and is none of the locations it may touch (undefined behaviour: the
+        builder's `invalid-address` branch); None when it is valid or constant (a constant
+        address is checked, with a located error, by `resolve`)."""
+        op = ins.op
+        assert isinstance(op, Load | Store | IAtom | FAtom)
+        if not (isinstance(op.addr.base, Reg) or isinstance(op.addr.offset, Reg)):
+            return None
+        atomic = isinstance(op, IAtom | FAtom) or op.order not in (None, Order.NA)
+        width = sem.atom_width(op) if isinstance(op, IAtom | FAtom) else op.width
+        elem = 0 if isinstance(op, IAtom | FAtom) else ts.elem
+        base = sem.address(ts.reg_env(), op.addr, self.layout)
+        assert isinstance(base, Const)
+        address = base.value + elem * (width // 8)
+        found = self.layout.find(address)
+        if found is None:
+            return address
+        var, off = found
+        qual = _QUAL.get(op.space)
+        if qual is not None:
+            spaces = frozenset({qual})
+        else:
+            spaces = _ATOMIC_GENERIC if atomic else _WEAK_GENERIC
+        if self.places[t].host:
+            spaces &= _HOST_SPACES
+        write = not isinstance(op, Load)
+        owned = var.space is not Space.PRIVATE or any(
+            d.name == var.name and d.thread in (None, t) for d in self.test.variables
+        )
+        if (
+            var.space not in spaces
+            or var.width != width
+            or off % (width // 8)
+            or (write and var.space is Space.CONST)
+            or not owned
+        ):
+            return address
+        return None
+
+    def _invalid(self, cfg: Config, t: int, ins: Instruction, address: int) -> list[Successor]:
+        """The work-item stops at an access with an invalid address, raising the flag."""
+        new = cfg.clone()
+        new.threads[t] = cfg.threads[t]._replace(status=Status.INVALID)
+        text = f"P{t}: {ins.text}  (invalid address) at address {address:#x}"
+        self._flag(new, "invalid-address", text)
+        detail = (f"address {address:#x} is no location: undefined, P{t} stops",)
+        return [((Step(f"P{t}", ins.span.line, ins.text, detail),), new)]
 
     def _ensure(self, cfg: Config, loc: Location) -> tuple[Message, ...]:
         msgs = cfg.mem.get(loc)
@@ -492,8 +537,9 @@ class Machine:
                     return False
                 nxt = fenced
             case CommitGroup():
-                if ts.open_group:
-                    nxt = nxt._replace(groups=(*ts.groups, ts.open_group), open_group=())
+                # an empty group is a group too (PTX: trivially complete): wait_group N
+                # counts it among the N most recent
+                nxt = nxt._replace(groups=(*ts.groups, ts.open_group), open_group=())
             case WaitGroup():
                 # wait_group N completes all but the N most recently committed groups
                 cut = len(ts.groups) if op.n == 0 else max(0, len(ts.groups) - op.n)
@@ -533,6 +579,8 @@ class Machine:
         local = self._static_local.get(key)
         if local is None:
             ts = cfg.threads[t]
+            if self.invalid_address(t, ts, ins) is not None:
+                return False
             width = op.fmt.width if isinstance(op, FAtom) else op.width
             loc = self.locate(t, ts.reg_env(), ins, op.space, width, ts.elem)
             local = loc.space in _LOCAL_SPACES
@@ -819,6 +867,8 @@ class Machine:
         ins = self._ins(t, ts)
         op = ins.op
         assert isinstance(op, Load | Store | IAtom | FAtom)
+        if self.invalid_address(t, ts, ins) is not None:
+            return None
         width = sem.atom_width(op) if isinstance(op, IAtom | FAtom) else op.width
         elem = 0 if isinstance(op, IAtom | FAtom) else ts.elem
         loc = self.locate(t, ts.reg_env(), ins, op.space, width, elem)
@@ -971,6 +1021,8 @@ class Machine:
 
     def _memory(self, cfg: Config, t: int, ins: Instruction) -> list[Successor]:
         op = ins.op
+        if (bad := self.invalid_address(t, cfg.threads[t], ins)) is not None:
+            return self._invalid(cfg, t, ins, bad)
         match op:
             case Load():
                 return self._load(cfg, t, ins, op)

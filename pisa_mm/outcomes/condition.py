@@ -32,6 +32,7 @@ __all__ = [
     "obs_key",
     "observables",
     "observation",
+    "passes_filter",
     "prop_text",
     "reg_key",
     "value_text",
@@ -84,10 +85,19 @@ def condition_observables(cond: Condition) -> tuple[Observable, ...]:
 
 
 def observables(test: LitmusTest) -> tuple[Observable, ...]:
-    """What a final state shows: the condition's observables and the `locations` ones."""
+    """What a final state shows: the observables of the condition, of the `filter` (which
+    every engine must evaluate on the state) and of `locations`."""
     out: list[Observable] = list(condition_observables(test.condition))
+    if test.filter is not None:
+        _prop_observables(test.filter, out)
     out.extend(test.locations)
     return tuple(sorted(set(out), key=obs_key))
+
+
+def passes_filter(test: LitmusTest, values: Mapping[Observable, int]) -> bool:
+    """Whether a final state survives the test's `filter` (herd: a state that does not is
+    discarded before the condition is evaluated: not listed, counted or used)."""
+    return test.filter is None or eval_prop(test.filter, values)
 
 
 def eval_prop(prop: Prop, values: Mapping[Observable, int]) -> bool:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pisa_mm.errors import MAX_LITERAL_DIGITS, PisaMMError, Span, read_source
 from pisa_mm.outcomes.model import TestResult
-from pisa_mm.report.herd import CUT_LINE, render_result
+from pisa_mm.report.herd import CUT_UNITS, render_result
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -25,6 +26,11 @@ DEFAULT_MODEL = "pisa"
 
 _QUANTIFIER_OF_KIND = {"Allowed": "exists", "Forbidden": "~exists", "Required": "forall"}
 
+_CUT = re.compile(
+    r"Cut: (\d+) (" + "|".join(map(re.escape, CUT_UNITS.values())) + r") truncated by the "
+    r"unroll bound\b"
+)
+
 
 @dataclass(frozen=True, slots=True)
 class Expectation:
@@ -37,8 +43,8 @@ class Expectation:
     positive: int
     negative: int
     counts_executions: bool
-    flags: frozenset[str]
-    cut: bool
+    flags: frozenset[str]  # `name`, or `name (cut)` when only cut executions raise it
+    cut: int  # cut executions (or distinct cut states, without counts_executions)
     condition: str
 
 
@@ -58,7 +64,7 @@ def from_result(result: TestResult) -> Expectation:
         positive=result.positive,
         negative=result.negative,
         counts_executions=result.counts_executions,
-        flags=frozenset(f.name for f in result.flags),
+        flags=frozenset(f.label for f in result.flags),
         cut=result.cut,
         condition=result.condition_text,
     )
@@ -126,14 +132,21 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         src.pos -= 1
         raise src.error("malformed expectation: expected `Positive: P Negative: N`")
     flags: set[str] = set()
-    cut = False
+    cut = 0
     condition: str | None = None
     while (line := src.peek()) is not None:
         src.pos += 1
         if line.startswith("Flag "):
             flags.add(line[5:].strip())
-        elif line.strip() == CUT_LINE:
-            cut = True
+        elif line.startswith("Cut:"):
+            match = _CUT.match(line.strip())
+            if match is None:
+                src.pos -= 1
+                raise src.error(
+                    "malformed expectation: expected `Cut: N executions truncated by the "
+                    "unroll bound (...)`"
+                )
+            cut = int(match.group(1))
         elif line.startswith("Condition "):
             condition = line[len("Condition ") :].strip()
         elif line.startswith(("Observation ", "Time ")) or not line.strip():
@@ -206,11 +219,13 @@ def compare(
         out.append(f"verdict: {a} {left.verdict}, {b} {right.verdict}")
     out.extend(_set_diff("states", left.states, right.states, names))
     out.extend(_set_diff("flags", left.flags, right.flags, names))
-    if left.counts_executions and right.counts_executions:
+    both_count = left.counts_executions and right.counts_executions
+    if both_count:
         if (left.positive, left.negative) != (right.positive, right.negative):
             out.append(f"counts: {a} {_counts(left)}, {b} {_counts(right)}")
     elif (left.positive > 0, left.negative > 0) != (right.positive > 0, right.negative > 0):
         out.append(f"observation: {a} {_counts(left)}, {b} {_counts(right)}")
-    if left.cut != right.cut:
+    # Cut counts compare when both count executions; otherwise only whether any was cut.
+    if left.cut != right.cut if both_count else (left.cut > 0) != (right.cut > 0):
         out.append(f"unroll cut: {a} {left.cut}, {b} {right.cut}")
     return out

@@ -33,21 +33,38 @@ class State:
 
 @dataclass(frozen=True, slots=True)
 class FlagWitness:
-    """A raised undefined-behaviour flag with one witness pair of events (ids and texts)."""
+    """A raised undefined-behaviour flag with one witness pair of events (ids and texts).
+
+    `cut` is True when only executions cut by the unroll bound raise it: its events happen
+    in a longer execution, which the bound did not let finish (docs/model.md, "Loops and the
+    unroll bound").
+    """
 
     name: str
     events: tuple[int, ...]
     description: str
+    cut: bool = False
+
+    @property
+    def label(self) -> str:
+        """The flag as result blocks and expectation files name it: `data-race`, or
+        `data-race (cut)` when only cut executions raise it."""
+        return f"{self.name} (cut)" if self.cut else self.name
 
 
 @dataclass(frozen=True, slots=True)
 class TestResult:
     """The facts `run` prints for one test under one model and engine.
 
-    `states` are the final states of all allowed executions; `positive`/`negative` count
-    allowed executions (or distinct states, for engines that cannot count executions: see
-    `counts_executions`) that satisfy / do not satisfy the condition's proposition.
-    `cut` says some allowed execution used a path truncated by the unroll bound.
+    `states` are the final states of the allowed *complete* executions; `positive` /
+    `negative` count allowed complete executions (or distinct states, for engines that
+    cannot count executions: see `counts_executions`) that satisfy / do not satisfy the
+    condition's proposition. An execution that a `filter` rejects is not counted at all.
+
+    `cut` counts the allowed executions cut by the unroll bound, which are not final
+    states and decide nothing (docs/model.md, "Loops and the unroll bound"): executions
+    when `counts_executions`, otherwise the distinct observable states at the cut. Zero
+    means the answer is not bounded by the unroll bound.
     """
 
     name: str
@@ -60,7 +77,7 @@ class TestResult:
     positive: int
     negative: int
     flags: tuple[FlagWitness, ...]
-    cut: bool
+    cut: int
     condition_text: str
     seconds: float = 0.0
     counts_executions: bool = True

@@ -162,6 +162,14 @@ def render_query(es: EventStructure, outcome: str, model: Model, q: QueryResult)
         case Allowed.NO:
             assert q.why_not is not None
             lines.extend(_refutation_lines(es, model, q))
+        case Allowed.CUT:
+            assert q.witness is not None
+            lines.append(
+                "No complete allowed execution ends in this state. An allowed execution cut by "
+                f"the unroll bound ({q.unroll}) has these values when it is cut; it is not a "
+                "final state, and a larger --unroll may show whether a complete one does."
+            )
+            lines.extend(_witness_lines(es, model, q.witness, heading="The cut execution:"))
         case Allowed.UNKNOWN:
             lines.append(
                 "The solver gave up (timeout or resource limit): neither allowed nor "
@@ -170,9 +178,14 @@ def render_query(es: EventStructure, outcome: str, model: Model, q: QueryResult)
     return "\n".join(lines) + "\n"
 
 
-def _witness_lines(es: EventStructure, model: Model, w: Violation) -> list[str]:
+def _witness_lines(
+    es: EventStructure,
+    model: Model,
+    w: Violation,
+    heading: str = "An allowed execution with this outcome:",
+) -> list[str]:
     cand = w.candidate
-    lines = ["An allowed execution with this outcome:"]
+    lines = [heading]
     lines.extend(render_execution(es, cand))
     for name, pairs in hb_edges(w.result, model, es).items():
         if pairs:
@@ -180,8 +193,6 @@ def _witness_lines(es: EventStructure, model: Model, w: Violation) -> list[str]:
             lines.extend(f"    e{a} -{name}-> e{b}" for a, b in sorted(pairs))
     if w.result.flags:
         lines.append(f"  flags raised: {', '.join(w.result.flags)}")
-    if cand.cut:
-        lines.append("  (this execution uses a path cut by the unroll bound)")
     return lines
 
 

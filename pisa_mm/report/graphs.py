@@ -29,10 +29,11 @@ DEFAULT_MAX_GRAPHS = 16
 
 @dataclass(frozen=True, slots=True)
 class Graph:
-    """One picture: `index` numbers it within its test (1-based), `state` is its final state."""
+    """One picture: `index` numbers it within its test (1-based), `state` is its final state
+    (None for an execution that has none: cut, or ended at an invalid address)."""
 
     index: int
-    state: State
+    state: State | None
     title: str
     dot: str
 
@@ -56,24 +57,31 @@ def execution_graphs(
     derived: bool = False,
 ) -> GraphSet:
     """The first allowed execution of each final state (every allowed execution with
-    `all_executions`), at most `limit`, enumerated by the explicit engine's candidates."""
-    seen: set[State] = set()
+    `all_executions`, those that end without a final state included: cut by the unroll
+    bound or at an invalid address), at most `limit`, enumerated by the explicit engine's
+    candidates. Executions the test's filter discards are not drawn."""
+    seen: set[State | None] = set()
     graphs: list[Graph] = []
     for ex in executions(es, model):
         if not ex.allowed:
             continue
         state = final_state(test, es, ex.candidate)
+        unfinished = ex.candidate.cut or ex.candidate.ended
+        if state is None and not (all_executions and unfinished):
+            continue
         if state in seen and not all_executions:
             continue
         if len(graphs) == limit:
             return GraphSet(tuple(graphs), True, limit)
         seen.add(state)
         result = judge(es, model, ex.candidate)
-        title = f"{test.name} under {model.name}: {state}".rstrip()
+        title = f"{test.name} under {model.name}: {'' if state is None else state}".rstrip()
         if ex.flags:
             title += f" ({', '.join(f.name for f in ex.flags)})"
         if ex.candidate.cut:
-            title += " (a path cut by the unroll bound)"
+            title += " (cut by the unroll bound: no final state)"
+        elif ex.candidate.ended:
+            title += " (ended at an invalid address: no final state)"
         dot = execution_dot(
             es,
             ex.candidate,

@@ -5,14 +5,33 @@ from __future__ import annotations
 from pisa_mm.outcomes.condition import observation
 from pisa_mm.outcomes.model import TestResult, Verdict
 
-__all__ = ["CUT_LINE", "KIND_OF_QUANTIFIER", "render_flag_witnesses", "render_result"]
+__all__ = [
+    "CUT_NOTE",
+    "CUT_UNITS",
+    "KIND_OF_QUANTIFIER",
+    "cut_line",
+    "render_flag_witnesses",
+    "render_result",
+]
 
 # herd's word for each quantifier on the `Test` line.
 KIND_OF_QUANTIFIER = {"exists": "Allowed", "~exists": "Forbidden", "forall": "Required"}
 
-# Not herd: printed when some allowed execution used a path truncated by the unroll bound,
-# so that a bounded answer is never mistaken for a complete one.
-CUT_LINE = "Cut: some allowed executions were truncated by the unroll bound"
+# Not herd: printed when some allowed execution was truncated by the unroll bound, so that
+# a bounded answer is never mistaken for a complete one. Cut executions are no final
+# states; complete executions stay complete at larger bounds, so a verdict that one of them
+# witnesses (an Ok exists, a No ~exists or forall) holds at every larger bound.
+CUT_NOTE = (
+    "not final states: states and verdict come from complete executions only; "
+    "a verdict witnessed by a complete execution holds at every larger bound"
+)
+# What the count of the Cut line counts: executions, or distinct states at the cut.
+CUT_UNITS = {True: "executions", False: "distinct states of executions"}
+
+
+def cut_line(cut: int, counts_executions: bool) -> str:
+    """`Cut: 3 executions truncated by the unroll bound (...)`."""
+    return f"Cut: {cut} {CUT_UNITS[counts_executions]} truncated by the unroll bound ({CUT_NOTE})"
 
 
 def render_result(result: TestResult, *, time: bool = True) -> str:
@@ -28,9 +47,10 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     lines.append(result.verdict.value)
     lines.append("Witnesses" if result.counts_executions else "Witnesses (states)")
     lines.append(f"Positive: {result.positive} Negative: {result.negative}")
-    lines.extend(f"Flag {name}" for name in sorted({f.name for f in result.flags}))
+    # A flag only cut executions raise is `Flag NAME (cut)`.
+    lines.extend(f"Flag {label}" for label in sorted({f.label for f in result.flags}))
     if result.cut:
-        lines.append(CUT_LINE)
+        lines.append(cut_line(result.cut, result.counts_executions))
     lines.append(f"Condition {result.condition_text}")
     # A solver that gave up saw only some executions: no Never/Sometimes/Always claim.
     obs = (
@@ -48,5 +68,5 @@ def render_flag_witnesses(result: TestResult) -> str:
     """One indented line per raised flag: its witness events, for `--verbose` output."""
     out = []
     for f in sorted(result.flags, key=lambda f: (f.name, f.events)):
-        out.append(f"  {f.name}: {f.description}\n")
+        out.append(f"  {f.label}: {f.description}\n")
     return "".join(out)

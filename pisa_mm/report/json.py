@@ -11,7 +11,9 @@ from pisa_mm.outcomes.model import TestResult
 
 __all__ = ["result_to_dict", "results_to_json"]
 
-SCHEMA_VERSION = 1
+# 2: `cut` is a count (executions, or distinct states when `counts_executions` is false),
+# flags carry `cut` (raised only by cut executions).
+SCHEMA_VERSION = 2
 
 
 def result_to_dict(result: TestResult) -> dict[str, Any]:
@@ -29,7 +31,12 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
         "counts_executions": result.counts_executions,
         "observation": observation(result.positive, result.negative),
         "flags": [
-            {"name": f.name, "events": list(f.events), "description": f.description}
+            {
+                "name": f.name,
+                "events": list(f.events),
+                "description": f.description,
+                "cut": f.cut,
+            }
             for f in sorted(result.flags, key=lambda f: (f.name, f.events))
         ],
         "cut": result.cut,

@@ -16,6 +16,7 @@ class Exit(enum.IntEnum):
     BAD_INPUT = 2  # bad input or usage, I/O errors
     INTERNAL = 3  # a bug in pisa-mm
     UNKNOWN = 4  # a budget ran out (and nothing worse happened)
+    CUT = 5  # query/trace: only executions cut by the unroll bound reach the outcome
     STDOUT_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout went away
     SIGINT = 130
     SIGTERM = 143

@@ -115,7 +115,8 @@ class Encoding:
         self.clock: dict[int, Any] = {}  # a bit-vector per access: see _encode_co
         self._before: dict[Pair, Lit] = {}
         self.obs_terms: dict[Observable, Any] = {}
-        self.cut: Lit = False
+        self.cut: Lit = False  # some picked path was cut by the unroll bound
+        self.ended: Lit = False  # some picked path ended at an invalid address
         self._encode_paths()
         self._encode_addresses()
         self._encode_collectives()
@@ -214,6 +215,12 @@ class Encoding:
             self.exec[e.id] = self.c.land(on_path, guard)
         self.cut = self.c.lor_all(
             self.sel[(t.index, k)] for t in self.es.threads for k, p in enumerate(t.paths) if p.cut
+        )
+        self.ended = self.c.lor_all(
+            self.sel[(t.index, k)]
+            for t in self.es.threads
+            for k, p in enumerate(t.paths)
+            if p.invalid
         )
 
     # ------------------------------------------------------------ addresses

@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, assert_never
 
 import z3
 
 from pisa_mm.cat.syntax import Check, Model
+from pisa_mm.events.kinds import Kind
 from pisa_mm.events.model import EventStructure
-from pisa_mm.litmus.program import LitmusTest, Observable
+from pisa_mm.litmus.program import (
+    And,
+    Atom,
+    BoolConst,
+    Implies,
+    LitmusTest,
+    Not,
+    Observable,
+    Or,
+    Prop,
+)
 from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, observables
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
@@ -76,6 +87,32 @@ class Problem:
     def assert_axioms(self) -> None:
         self.assert_lits(self.axiom_lits)
 
+    def prop_literal(self, prop: Prop) -> Lit:
+        """The literal of a final-state proposition over the observables' terms."""
+        c = self.c
+        match prop:
+            case Atom(obs=obs, value=value, negated=negated):
+                term = self.enc.obs_terms[obs]
+                lit = c.atom(term == z3.BitVecVal(value % (1 << term.size()), term.size()))
+                return lnot(lit) if negated else lit
+            case BoolConst(value=value):
+                return value
+            case Not(arg=arg):
+                return lnot(self.prop_literal(arg))
+            case And(args=args):
+                return c.land_all(self.prop_literal(a) for a in args)
+            case Or(args=args):
+                return c.lor_all(self.prop_literal(a) for a in args)
+            case Implies(lhs=lhs, rhs=rhs):
+                return c.lor_all([lnot(self.prop_literal(lhs)), self.prop_literal(rhs)])
+            case _:
+                assert_never(prop)
+
+    def complete(self) -> Lit:
+        """The execution is complete: no path cut by the unroll bound or ended at an
+        invalid address (only complete executions have final states)."""
+        return self.c.land(lnot(self.enc.cut), lnot(self.enc.ended))
+
     def state_of(self, m: Any) -> dict[Observable, int]:
         return {
             o: m.eval(t, model_completion=True).as_long() for o, t in self.enc.obs_terms.items()
@@ -110,7 +147,15 @@ class Problem:
                 if self.truth(m, lit):
                     events = (e,)
                     break
-        return FlagWitness(check.name, events, " / ".join(event_text(self.es, e) for e in events))
+        texts = []
+        for e in events:
+            text, addr = event_text(self.es, e), self.es.events[e].addr
+            if self.es.events[e].kind is Kind.EXIT and addr is not None:
+                # an invalid access: say the address that made it invalid
+                value = m.eval(self.enc.value(addr), model_completion=True).as_long()
+                text += f" at address {value:#x}"
+            texts.append(text)
+        return FlagWitness(check.name, events, " / ".join(texts))
 
 
 def event_text(es: EventStructure, eid: int) -> str:
@@ -125,20 +170,23 @@ class _Enumeration:
     states: tuple[dict[Observable, int], ...]
     complete: bool
     raised: dict[int, FlagWitness]  # flags seen raised in the enumerated models
-    cut: bool  # some enumerated model used a cut path
 
 
-def enumerate_states(problem: Problem) -> _Enumeration:
-    """Every allowed final state (under the asserted axioms), by blocking clauses.
+def enumerate_states(problem: Problem, where: Lit = True, *, name: str = "") -> _Enumeration:
+    """Every allowed final state (under the asserted axioms) of the executions where
+    `where` holds, by blocking clauses.
 
     The blocking clauses hang off an activation literal, so that later queries on the same
     solver ignore them (cheaper than push/pop, which makes z3 re-internalise)."""
     s = problem.session
-    active = z3.Bool("enumerating")
+    active = z3.Bool(f"enumerating{name}")
     active_lit = problem.c.atom(active)
     found: list[dict[Observable, int]] = []
     raised: dict[int, FlagWitness] = {}
-    cut = False
+    if where is False:
+        return _Enumeration((), True, raised)
+    if where is not True:
+        problem.assert_lits([problem.c.implies(active_lit, where)])
     complete = True
     while True:
         answer = s.check([active])
@@ -153,11 +201,40 @@ def enumerate_states(problem: Problem) -> _Enumeration:
         for i, lit in enumerate(problem.flag_lits):
             if i not in raised and lit is not False and problem.truth(m, lit):
                 raised[i] = problem.flag_witness(i, m)
-        cut = cut or problem.truth(m, problem.enc.cut)
         if not values:
             break
         problem.assert_lits([problem.c.implies(active_lit, problem.blocking(values))])
-    return _Enumeration(tuple(found), complete, raised, cut)
+    return _Enumeration(tuple(found), complete, raised)
+
+
+def _decide_flags(
+    problem: Problem, where: Lit, flags: dict[int, FlagWitness], *, cut: bool
+) -> bool:
+    """Add to `flags` every flag not yet in it that some allowed execution where `where`
+    holds raises (marked `cut` if asked); False when the solver gave up.
+
+    A model raises at least one pending flag (each gets its witness from it) and the rest
+    are asked again, so a test that raises none costs one query."""
+    s = problem.session
+    while True:
+        pending = [
+            i for i, lit in enumerate(problem.flag_lits) if lit is not False and i not in flags
+        ]
+        if not pending:
+            return True
+        ask = problem.c.land(where, problem.c.lor_all(problem.flag_lits[i] for i in pending))
+        if ask is False:
+            return True
+        answer = s.check([problem.guard(ask)])
+        if answer is Answer.UNKNOWN:
+            return False
+        if answer is Answer.UNSAT:
+            return True
+        m = s.model()
+        for i in pending:
+            if problem.truth(m, problem.flag_lits[i]):
+                w = problem.flag_witness(i, m)
+                flags[i] = replace(w, cut=True) if cut else w
 
 
 def run_smt(
@@ -166,7 +243,10 @@ def run_smt(
     model: Model,
     budget: Budget | None = None,
 ) -> TestResult:
-    """Run one test under one model with Z3 (see docs/smt.md)."""
+    """Run one test under one model with Z3 (see docs/smt.md).
+
+    States come from the allowed complete executions that pass the test's filter; `cut`
+    counts the distinct observable states of allowed executions cut by the unroll bound."""
     start = time.perf_counter()
     budget = budget or Budget()
     obs = observables(test)
@@ -174,10 +254,12 @@ def run_smt(
     problem.assert_axioms()
     s = problem.session
     s.add(*symmetry_constraints(test, problem.enc, obs))
-    unknown = False
+    c = problem.c
+    kept = True if test.filter is None else problem.prop_literal(test.filter)
+    final = c.land(problem.complete(), kept)
 
-    enum_result = enumerate_states(problem)
-    unknown |= not enum_result.complete
+    enum_result = enumerate_states(problem, final)
+    unknown = not enum_result.complete
     states: list[State] = []
     positive = negative = 0
     for values in enum_result.states:
@@ -186,33 +268,17 @@ def run_smt(
             positive += 1
         else:
             negative += 1
+    cut_result = enumerate_states(problem, problem.enc.cut, name="-cut")
+    unknown |= not cut_result.complete
 
-    # The flags not seen in an enumerated model: ask whether any of them can be raised; a
-    # model raises at least one (each gets its witness from it) and the rest are asked
-    # again, so a test that raises none costs one query, and each flag is decided exactly.
+    # Flags: those of executions with a final state that passes the filter, or ended by an
+    # invalid address (no final state to filter); then those only cut executions raise.
     flags = dict(enum_result.raised)
-    while True:
-        pending = [
-            i for i, lit in enumerate(problem.flag_lits) if lit is not False and i not in flags
-        ]
-        if not pending:
-            break
-        answer = s.check([problem.guard(problem.c.lor_all(problem.flag_lits[i] for i in pending))])
-        if answer is Answer.UNKNOWN:
-            unknown = True
-            break
-        if answer is Answer.UNSAT:
-            break
-        m = s.model()
-        for i in pending:
-            if problem.truth(m, problem.flag_lits[i]):
-                flags[i] = problem.flag_witness(i, m)
-
-    cut = enum_result.cut
-    if not cut and problem.enc.cut is not False:
-        answer = s.check([problem.guard(problem.enc.cut)])
-        cut = answer is Answer.SAT
-        unknown |= answer is Answer.UNKNOWN
+    uncut = c.land(lnot(problem.enc.cut), c.lor(problem.enc.ended, kept))
+    unknown |= not _decide_flags(problem, uncut, flags, cut=False)
+    for i, w in cut_result.raised.items():
+        flags.setdefault(i, replace(w, cut=True))
+    unknown |= not _decide_flags(problem, problem.enc.cut, flags, cut=True)
 
     verdict = (
         Verdict.UNKNOWN if unknown else herd_verdict(test.condition.quantifier, positive, negative)
@@ -228,7 +294,7 @@ def run_smt(
         positive=positive,
         negative=negative,
         flags=tuple(sorted(flags.values(), key=lambda f: f.name)),
-        cut=cut,
+        cut=len(cut_result.states),
         condition_text=condition_text(test.condition),
         seconds=time.perf_counter() - start,
         counts_executions=False,

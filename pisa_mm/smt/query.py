@@ -7,7 +7,7 @@ import enum
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, assert_never
+from typing import Any
 
 import z3
 
@@ -18,20 +18,14 @@ from pisa_mm.events.model import EventStructure, Location
 from pisa_mm.events.relations import dynamic_space_sets, static_relations, static_sets
 from pisa_mm.explicit.candidates import Candidate
 from pisa_mm.litmus.program import (
-    And,
-    Atom,
-    BoolConst,
     Condition,
-    Implies,
     LitmusTest,
-    Not,
-    Or,
     Prop,
     Quantifier,
 )
 from pisa_mm.outcomes.condition import condition_observables, observables
 from pisa_mm.smt.engine import Problem
-from pisa_mm.smt.lits import Lit, lnot
+from pisa_mm.smt.lits import Lit
 from pisa_mm.smt.solver import Answer, Budget
 
 __all__ = ["Allowed", "Forbidden", "QueryResult", "Violation", "query"]
@@ -44,6 +38,9 @@ class Allowed(enum.Enum):
     YES = "allowed"
     NO = "forbidden"
     UNKNOWN = "unknown"
+    # no complete allowed execution ends in the state, but an allowed execution cut by the
+    # unroll bound has these values at the cut: not a final state (a larger bound may tell)
+    CUT = "reached only by executions cut by the unroll bound"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,29 +73,6 @@ class QueryResult:
     witness: Violation | None  # the allowed execution (its result says which flags rise)
     why_not: Forbidden | None
     unroll: int
-
-
-def prop_literal(problem: Problem, prop: Prop) -> Lit:
-    terms = problem.enc.obs_terms
-    c = problem.enc.c
-    match prop:
-        case Atom(obs=obs, value=value, negated=negated):
-            term = terms[obs]
-            eq = term == z3.BitVecVal(value % (1 << term.size()), term.size())
-            lit = c.atom(eq)
-            return lnot(lit) if negated else lit
-        case BoolConst(value=value):
-            return value
-        case Not(arg=arg):
-            return lnot(prop_literal(problem, arg))
-        case And(args=args):
-            return c.land_all(prop_literal(problem, a) for a in args)
-        case Or(args=args):
-            return c.lor_all(prop_literal(problem, a) for a in args)
-        case Implies(lhs=lhs, rhs=rhs):
-            return c.lor_all([lnot(prop_literal(problem, lhs)), prop_literal(problem, rhs)])
-        case _:
-            assert_never(prop)
 
 
 def decode(problem: Problem, m: Any) -> Candidate:
@@ -203,31 +177,45 @@ def query(
     *,
     max_shapes: int = MAX_SHAPES,
 ) -> QueryResult:
-    """Decide whether an execution allowed by `model` ends in a state satisfying `prop`."""
+    """Decide whether an execution allowed by `model` ends in a state satisfying `prop`.
+
+    Only complete executions end in a final state: one cut by the unroll bound (or ended
+    at an invalid address) never makes an outcome allowed. When only cut executions have
+    the values, the answer is `Allowed.CUT` with one of them as witness. The test's filter
+    is not applied: the question is about the model's executions."""
     asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
     obs = tuple(dict.fromkeys((*observables(test), *asked)))
     problem = Problem(es, model, obs, budget or Budget(), with_flags=False)
     s = problem.session
-    s.add(problem.z3(prop_literal(problem, prop)))
+    s.add(problem.z3(problem.prop_literal(prop)))
     switches = [z3.Bool(f"axiom!{i}") for i in range(len(problem.axioms))]
     for switch, lit in zip(switches, problem.axiom_lits, strict=True):
         s.add(z3.Implies(switch, problem.z3(lit)))
-    answer = s.check(switches)
+    complete = problem.guard(problem.complete())
+    answer = s.check([*switches, complete])
     if answer is Answer.UNKNOWN:
         return QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
     if answer is Answer.SAT:
         cand = decode(problem, s.model())
         return QueryResult(Allowed.YES, Violation(cand, judge(es, model, cand)), None, es.unroll)
-    corrections, complete = _corrections(problem, switches)
-    violations, truncated, complete2 = _shapes(problem, max_shapes)
-    if not (complete and complete2):
+    if problem.enc.cut is not False:
+        answer = s.check([*switches, problem.guard(problem.enc.cut)])
+        if answer is Answer.UNKNOWN:
+            return QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
+        if answer is Answer.SAT:
+            cand = decode(problem, s.model())
+            witness = Violation(cand, judge(es, model, cand))
+            return QueryResult(Allowed.CUT, witness, None, es.unroll)
+    corrections, done = _corrections(problem, switches, complete)
+    violations, truncated, complete2 = _shapes(problem, max_shapes, complete)
+    if not (done and complete2):
         return QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
     why = Forbidden(corrections, violations, truncated)
     return QueryResult(Allowed.NO, None, why, es.unroll)
 
 
 def _corrections(
-    problem: Problem, switches: Sequence[Any]
+    problem: Problem, switches: Sequence[Any], complete: Any
 ) -> tuple[tuple[tuple[str, ...], ...], bool]:
     """Every minimal set of axioms whose removal makes the outcome reachable (the minimal
     correction sets), smallest first; the models have a handful of named axioms, so the
@@ -241,7 +229,7 @@ def _corrections(
             if any(f <= dropped for f in found):
                 continue
             keep = [switches[i] for i in range(n) if i not in dropped]
-            answer = problem.session.check(keep)
+            answer = problem.session.check([*keep, complete])
             if answer is Answer.UNKNOWN:
                 return (), False
             if answer is Answer.SAT:
@@ -249,8 +237,11 @@ def _corrections(
     return tuple(tuple(names[i] for i in sorted(f)) for f in found), True
 
 
-def _shapes(problem: Problem, limit: int) -> tuple[tuple[Violation, ...], bool, bool]:
-    """The distinct candidate executions (paths, rf, co) with the outcome, axioms dropped."""
+def _shapes(
+    problem: Problem, limit: int, complete: Any
+) -> tuple[tuple[Violation, ...], bool, bool]:
+    """The distinct complete candidate executions (paths, rf, co) with the outcome, axioms
+    dropped (`complete`: the guard of completeness)."""
     enc = problem.enc
     s = problem.session
     shape = [
@@ -261,6 +252,7 @@ def _shapes(problem: Problem, limit: int) -> tuple[tuple[Violation, ...], bool, 
     out: list[Violation] = []
     s.push()
     try:
+        s.add(complete)
         while True:
             answer = s.check()
             if answer is Answer.UNKNOWN:

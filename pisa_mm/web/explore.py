@@ -138,7 +138,13 @@ def _explore(req: Request) -> dict[str, Any]:
     if why is not None:
         pictures.append({"caption": f"{outcome}: {q.answer.value}", "svg": _svg(why), "dot": why})
     for g in graphs.graphs:
-        pictures.append({"caption": f"allowed: {g.state}", "svg": _svg(g.dot), "dot": g.dot})
+        pictures.append(
+            {
+                "caption": f"allowed: {g.title if g.state is None else g.state}",
+                "svg": _svg(g.dot),
+                "dot": g.dot,
+            }
+        )
     return {
         "ok": True,
         "name": test.name,

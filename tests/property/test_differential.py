@@ -99,7 +99,7 @@ def programs(draw: st.DrawFn) -> str:
 
 
 def _comparable(r: TestResult) -> tuple[object, ...]:
-    return (r.states, r.verdict, tuple(sorted({f.name for f in r.flags})), r.cut)
+    return (r.states, r.verdict, tuple(sorted({f.label for f in r.flags})), r.cut > 0)
 
 
 @settings(

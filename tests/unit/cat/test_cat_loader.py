@@ -11,7 +11,7 @@ from pisa_mm.cat.syntax import CheckKind, Definition
 from pisa_mm.errors import PisaMMError
 
 AXIOMS = ("coherence", "atomicity", "sc", "no-thin-air")
-FLAGS = ("data-race", "heterogeneous-race", "barrier-divergence", "async-race")
+FLAGS = ("data-race", "heterogeneous-race", "barrier-divergence", "async-race", "invalid-address")
 DECISIONS = ("scope-ok", "Aorder", "rs-head", "thin-air")
 
 

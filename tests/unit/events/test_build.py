@@ -216,7 +216,10 @@ def test_address_dependency_and_possible_locations() -> None:
         Store(at("y"), Reg("r2"), G, None, None, 32, 1),
     ]
     es = build(make_test([thread(0, ops)], variables))
-    r0, r1, w, _ = of(es, 0)
+    r0, bad, r1, w, _ = of(es, 0)
+    # the path where @a + r0 is none of r1's locations ends at an invalid-address marker
+    assert bad.kind is Kind.EXIT and bad.tag is Tag.INVALID and bad.addr is not None
+    assert [p.invalid for p in es.threads[0].paths] == [True, False]
     assert not isinstance(r1.addr, Const)
     assert {str(loc) for loc in r1.locs} == {"@x", "@y", "@a", "@a+4"}  # 32-bit ones only
     assert (r0.id, r1.id) in es.addr

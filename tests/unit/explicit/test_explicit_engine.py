@@ -92,12 +92,18 @@ def test_forbidden_executions_name_their_failing_axioms() -> None:
     assert not forbidden[0].flags  # flags are only evaluated on allowed executions
 
 
-def test_executions_cut_by_the_unroll_bound_are_reported() -> None:
+def test_executions_cut_by_the_unroll_bound_are_counted_not_final_states() -> None:
     test, _ = structure(SPIN, cond="exists (P1:%r0 == 1)")
-    for unroll, cut in ((0, True), (2, True)):
+    for unroll in (0, 2):
         r = run_test(test, build(test, unroll=unroll), PISA, EngineOptions(unroll=unroll))
-        assert r.cut is cut
+        # the one cut execution reads 0 every time (from init): it is counted, not a state;
+        # the complete ones read 1 after 0..unroll reads of 0
+        assert r.cut == 1
+        assert states(r) == {"P1:%r0=1;"} and (r.positive, r.negative) == (unroll + 1, 0)
         assert r.verdict is Verdict.OK
+    test, _ = structure(SPIN, cond="exists (P1:%r0 == 0)")
+    r = run_test(test, build(test, unroll=2), PISA, EngineOptions(unroll=2))
+    assert r.verdict is Verdict.NO and r.cut == 1  # a still-spinning P1 is not finished
 
 
 def test_registered_in_the_engine_registry() -> None:

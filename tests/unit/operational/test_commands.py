@@ -56,7 +56,7 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
 def test_find_run_reaches_an_allowed_outcome(tmp_path: Path) -> None:
     test = load_test(_write(tmp_path, "MP_OK", MP_OK))
     found = find_run(Machine(test, 2), observables(test),
-                     lambda v: eval_prop(test.condition.prop, v))  # fmt: skip
+                     lambda f: eval_prop(test.condition.prop, dict(f.values)))  # fmt: skip
     assert found is not None
     steps, final = found
     assert dict(final.values)
@@ -66,7 +66,7 @@ def test_find_run_reaches_an_allowed_outcome(tmp_path: Path) -> None:
 def test_find_run_none_for_forbidden_outcome(tmp_path: Path) -> None:
     test = load_test(_write(tmp_path, "MP", MP))
     found = find_run(Machine(test, 2), observables(test),
-                     lambda v: eval_prop(test.condition.prop, v))  # fmt: skip
+                     lambda f: eval_prop(test.condition.prop, dict(f.values)))  # fmt: skip
     assert found is None
 
 

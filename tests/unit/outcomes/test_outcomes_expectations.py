@@ -35,7 +35,7 @@ MP = TestResult(
     positive=0,
     negative=3,
     flags=(FlagWitness("data-race", (2, 6), "P0: st [@x], 1 / P1: ld %r1, [@x]"),),
-    cut=False,
+    cut=0,
     condition_text="exists (P1:%r0=1 /\\ P1:%r1=0)",
     seconds=0.0123,
 )
@@ -70,8 +70,44 @@ def test_quantifier_words() -> None:
 
 
 def test_round_trip() -> None:
-    for r in (MP, replace(MP, cut=True, flags=()), replace(MP, counts_executions=False)):
+    cut_flag = FlagWitness("data-race", (2, 6), "P0: st [@x], 1 / P1: ld %r1, [@x]", cut=True)
+    for r in (
+        MP,
+        replace(MP, cut=3, flags=()),
+        replace(MP, cut=2, counts_executions=False),
+        replace(MP, cut=1, flags=(cut_flag,)),
+        replace(MP, counts_executions=False),
+    ):
         assert parse_expectation(render_expectation(r)) == from_result(r)
+
+
+def test_cut_executions_get_their_own_lines() -> None:
+    cut_flag = FlagWitness("data-race", (2, 6), "P0: st [@x], 1 / P1: ld %r1, [@x]", cut=True)
+    text = render_expectation(replace(MP, cut=3, flags=(cut_flag,)))
+    assert "Flag data-race (cut)\n" in text
+    assert (
+        "Cut: 3 executions truncated by the unroll bound (not final states: states and verdict "
+        "come from complete executions only; a verdict witnessed by a complete execution holds "
+        "at every larger bound)\n"
+    ) in text
+    states_only = render_expectation(replace(MP, cut=2, counts_executions=False))
+    assert "Cut: 2 distinct states of executions truncated by the unroll bound (" in states_only
+    assert from_result(replace(MP, cut=1, flags=(cut_flag,))).flags == {"data-race (cut)"}
+
+
+def test_cut_counts_compare_like_the_other_counts() -> None:
+    three, one = from_result(replace(MP, cut=3)), from_result(replace(MP, cut=1))
+    assert compare(three, one) == ["unroll cut: expected 3, result 1"]
+    states_only = from_result(replace(MP, cut=1, counts_executions=False))
+    assert compare(three, states_only) == []
+    assert compare(from_result(MP), states_only) == ["unroll cut: expected 0, result 1"]
+
+
+def test_a_malformed_cut_line_is_located() -> None:
+    text = render_expectation(replace(MP, cut=3)).replace("Cut: 3 executions", "Cut: many")
+    with pytest.raises(PisaMMError) as info:
+        parse_expectation(text, "x.litmus.expected")
+    assert "Cut: N executions" in info.value.diagnostics[0].message
 
 
 def test_identical_results_compare_equal() -> None:
@@ -120,6 +156,12 @@ def test_json_report() -> None:
     assert r["file"] == "t/MP.litmus" and r["verdict"] == "No"
     assert r["states"][0] == {"P1:%r0": 0, "P1:%r1": 0}
     assert r["flags"] == [
-        {"name": "data-race", "events": [2, 6], "description": "P0: st [@x], 1 / P1: ld %r1, [@x]"}
+        {
+            "name": "data-race",
+            "events": [2, 6],
+            "description": "P0: st [@x], 1 / P1: ld %r1, [@x]",
+            "cut": False,
+        }
     ]
+    assert r["cut"] == 0 and doc["version"] == 2
     assert r["observation"] == "Never" and r["mismatches"] == ["a difference"]
