@@ -59,7 +59,9 @@ def test_sets_by_kind_order_scope_space() -> None:
     es = build(make_test([thread(0, ops), thread(1, [rlx_store("x")], host=True)], variables))
     sets = static_sets(es)
     assert set(sets) == set(SET_NAMES)
-    w, r, f, q, _ = (e.id for e in es.events if e.thread == 0)
+    # the computed address of q splits the path: first the invalid-address marker
+    w, r, f, bad, q, _ = (e.id for e in es.events if e.thread == 0)
+    assert sets["BADADDR"] == {bad} and bad in sets["EXIT"]
     assert sets["IW"] == {0, 1, 2} and sets["IW"] <= sets["W"] and sets["IW"] <= sets["NA"]
     assert w in sets["RLX"] and w in sets["SYS"] and r in sets["ACQ"] and r in sets["WG"]
     assert f in sets["F"] and f in sets["SHARED"] and f not in sets["GLOBAL"]

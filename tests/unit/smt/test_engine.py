@@ -21,6 +21,7 @@ from smt_factory import (
 )
 
 from pisa_mm.cat.loader import load_model
+from pisa_mm.commands.run import test_unroll as unroll_of
 from pisa_mm.engines import EngineOptions, get_engine
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
@@ -129,8 +130,9 @@ def test_suite_agrees_with_the_explicit_engine(path: Path) -> None:
         test = load_test(str(path))
     except PisaMMError:
         pytest.skip("the frontend rejects this file")
-    es = build(test)
+    unroll = unroll_of(test, None)  # the test's own bound (its `unroll =` metadata)
+    es = build(test, unroll=unroll)
     model = load_model("pisa")
-    mine = run_test(test, es, model, EngineOptions())
-    theirs = get_engine("explicit")(test, es, model, EngineOptions())
+    mine = run_test(test, es, model, EngineOptions(unroll=unroll))
+    theirs = get_engine("explicit")(test, es, model, EngineOptions(unroll=unroll))
     assert _comparable(mine) == _comparable(theirs)
