@@ -11,8 +11,8 @@ import pytest
 from cli_helpers import MP, write
 
 from pisa_mm import cli
-from pisa_mm.runner import job as job_mod
 from pisa_mm.outcomes.model import TestResult, Verdict
+from pisa_mm.runner import job as job_mod
 
 Capture = pytest.CaptureFixture[str]
 
