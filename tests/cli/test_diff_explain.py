@@ -86,3 +86,19 @@ def test_each_engine_is_explained(tmp_path: Path, capsys: Capture, engine: str) 
     write(tmp_path, "LB.litmus", LB)
     assert pisa_mm("diff", "pisa", "pisa-rc11", str(tmp_path), "--engine", engine) == 0
     assert "pisa-rc11 forbids it by no-thin-air:" in capsys.readouterr().out
+
+
+def test_a_flag_only_change_names_the_flag_and_its_pair(tmp_path: Path, capsys: Capture) -> None:
+    test = ROOT / "litmus/pisa/race/HRace+rel.wg+cas-fail.rel.sys+same-wg.litmus"
+    report = tmp_path / "d.json"
+    assert pisa_mm("diff", "pisa", "pisa-samescope", str(test), "--json", str(report)) == 0
+    out = capsys.readouterr().out
+    assert "flag heterogeneous-race raised under pisa-samescope only:" in out
+    assert "e1 P0 W rel.wg @x  st.global.release.workgroup.32b [@x], 1" in out
+    assert "separating state" not in out  # the same states: only the flag separates
+    assert "  flag heterogeneous-race: 1 (HRace+rel.wg+cas-fail.rel.sys+same-wg)\n" in out
+    (change,) = json.loads(report.read_text())["changed"]
+    assert change["state"] is None and change["responsible"] == "flag heterogeneous-race"
+    (flag,) = change["flags"]
+    assert (flag["name"], flag["raised_by"]) == ("heterogeneous-race", "pisa-samescope")
+    assert [e["id"] for e in flag["events"]] == [1, 3]
