@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -84,8 +83,7 @@ def main(args: argparse.Namespace) -> int:
     if same_model(old, new):
         print(
             f"{args.old} and {args.new} are the same model (the same text once loaded): "
-            f"no test can change; nothing run",
-            file=sys.stderr,
+            f"no test can change; nothing run"
         )
         if args.json:
             write_atomic(args.json, _json_text(args, len(files), [], {}))

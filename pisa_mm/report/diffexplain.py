@@ -222,6 +222,10 @@ def render_explanation(es: EventStructure, x: Explanation) -> list[str]:
         if s.witness is not None:
             lines.append(f"  witness under {s.allowing}:")
             lines.extend("  " + line for line in render_execution(es, s.witness.candidate))
+        else:
+            # the allowing side's answer: not YES here (unknown under the budget, or cut)
+            answer = next((q.answer for q in s.answers if q.answer is not Allowed.NO), Allowed.NO)
+            lines.append(f"  (no witness under {s.allowing}: its query answers {answer.value})")
         if s.axioms and s.violation is not None:
             lines.append(f"  {s.forbidding} forbids it by {', '.join(s.axioms)}:")
             for axiom, steps in s.cycles:
