@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
 
+from pisa_mm.cat.syntax import Model
+from pisa_mm.commands.pictures import DiffPictures, reload_test
 from pisa_mm.commands.run import (
     add_engine_argument,
     add_selection_arguments,
@@ -14,10 +19,19 @@ from pisa_mm.commands.run import (
     run_tests,
 )
 from pisa_mm.errors import PisaMMError
+from pisa_mm.events.model import EventStructure
+from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.expectations import compare, from_result
-from pisa_mm.outcomes.model import Verdict
+from pisa_mm.outcomes.model import TestResult, Verdict
+from pisa_mm.report.diffexplain import (
+    Explanation,
+    explain_change,
+    explanation_json,
+    render_explanation,
+    same_model,
+)
 from pisa_mm.runner.console import Console
-from pisa_mm.runner.files import check_outputs
+from pisa_mm.runner.files import check_outputs, write_atomic
 from pisa_mm.runner.job import EngineTask, Status, cached_model
 from pisa_mm.runner.options import add_pool_arguments, plan_of
 from pisa_mm.runner.outcome import Exit, worst
@@ -36,14 +50,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="write a self-contained HTML report of the changed tests into DIR (index.html)",
     )
+    parser.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the changes as JSON into FILE (per changed test: the separating "
+        "state, the model allowing it, the witness, the forbidding axioms and cycle)",
+    )
+    parser.add_argument(
+        "--fail-on-change",
+        action="store_true",
+        help="exit 1 when any test changed (for CI; default: exit 0 whatever changed)",
+    )
 
 
 def main(args: argparse.Namespace) -> int:
-    """Exit 0 whatever changed (the list is the answer); 4 when a test is unknown on either
-    side; 2 for bad input; 3 for an internal error."""
+    """Exit 0 whatever changed (the list is the answer), 1 with --fail-on-change when a test
+    changed; 4 when a test is unknown on either side; 2 for bad input; 3 for an internal
+    error."""
     files = collect_tests(args.tests)
     old = cached_model(args.old)
-    cached_model(args.new)  # a bad model is an error before any test runs
+    new = cached_model(args.new)  # a bad model is an error before any test runs
     if args.engine == "operational":
         raise PisaMMError.at(
             None, "diff compares two cat models; the operational machine reads none "
@@ -53,12 +79,17 @@ def main(args: argparse.Namespace) -> int:
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     changed = errors = unknown = crashed = 0
     names = (f"old ({args.old})", f"new ({args.new})")
-    check_outputs([args.html], [])
-    drawing = None
-    if args.html:
-        from pisa_mm.commands.pictures import DiffPictures
-
-        drawing = DiffPictures(args.html, old, cached_model(args.new), args.timeout)
+    check_outputs([args.html, args.json], files)
+    if same_model(old, new):
+        print(
+            f"{args.old} and {args.new} are the same model (the same text once loaded): "
+            f"no test can change; nothing run"
+        )
+        if args.json:
+            write_atomic(args.json, _json_text(args, len(files), [], {}))
+        return int(Exit.OK)
+    drawing = DiffPictures(args.html, old, new) if args.html else None
+    explained: list[tuple[Explanation, EventStructure | None]] = []
     console = Console(len(files), "comparing")
     task = EngineTask((args.old, args.new), engines)
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
@@ -102,12 +133,24 @@ def main(args: argparse.Namespace) -> int:
                     f"CHANGED {old_results[0].name} ({record.path})\n"
                     + "".join(f"  {line}\n" for line in lines)
                 )
-                if drawing is not None:
-                    drawing.changed(record.path, old_results[0], new_results[0], lines, args)
+                results = (old_results[0], new_results[0])
+                x, test, es = _explain(record.path, (old, new), results, lines, args)
+                explained.append((x, es))
+                if es is not None:
+                    console.out("".join(f"{line}\n" for line in render_explanation(es, x)))
+                    if drawing is not None and test is not None:
+                        drawing.test_done(test, es, x)
     finally:
         console.close()
     if drawing is not None:
         drawing.close(len(files))
+    groups = _groups([x for x, _ in explained])
+    if groups:
+        console.out("Changed tests by responsible axiom (or flag):\n" + "".join(
+            f"  {key}: {len(names)} ({', '.join(names)})\n" for key, names in groups.items()
+        ))  # fmt: skip
+    if args.json:
+        write_atomic(args.json, _json_text(args, len(files), explained, groups))
     unchanged = len(files) - changed - errors - unknown - crashed
     console.out(
         f"{len(files)} tests, {changed} changed, {unchanged} unchanged"
@@ -122,6 +165,58 @@ def main(args: argparse.Namespace) -> int:
                 Exit.INTERNAL if crashed else Exit.OK,
                 Exit.BAD_INPUT if errors else Exit.OK,
                 Exit.UNKNOWN if unknown else Exit.OK,
+                Exit.NEGATIVE if changed and args.fail_on_change else Exit.OK,
             ]
         )
     )
+
+
+# The version of `diff --json`'s format; a tool reading it checks this first.
+JSON_FORMAT = 1
+
+
+def _explain(
+    path: str,
+    models: tuple[Model, Model],
+    results: tuple[TestResult, TestResult],
+    differences: Sequence[str],
+    args: argparse.Namespace,
+) -> tuple[Explanation, LitmusTest | None, EventStructure | None]:
+    """Explain one changed test in this process: the workers return results only, so the
+    test and its event structure are built again here."""
+    test, es = reload_test(path, args)
+    if test is None or es is None:
+        name = results[0].name
+        note = "no explanation: the test could not be built again"
+        return Explanation(name, path, tuple(differences), None, (), note), None, None
+    x = explain_change(path, test, es, models, results, differences, args.timeout)
+    return x, test, es
+
+
+def _groups(explained: Sequence[Explanation]) -> dict[str, list[str]]:
+    """Changed tests by responsible axiom (or flag), the keys sorted."""
+    groups: dict[str, list[str]] = {}
+    for x in explained:
+        groups.setdefault(x.responsible, []).append(x.name)
+    return {k: groups[k] for k in sorted(groups)}
+
+
+def _json_text(
+    args: argparse.Namespace,
+    total: int,
+    explained: Sequence[tuple[Explanation, EventStructure | None]],
+    groups: dict[str, list[str]],
+) -> str:
+    doc: dict[str, Any] = {
+        "format": JSON_FORMAT,
+        "old": args.old,
+        "new": args.new,
+        "tests": total,
+        "changed": [
+            explanation_json(es, x) if es is not None else {"name": x.name, "path": x.path,
+             "differences": list(x.differences), "note": x.note}
+            for x, es in explained
+        ],
+        "by_responsible": groups,
+    }  # fmt: skip
+    return json.dumps(doc, indent=2) + "\n"

@@ -14,11 +14,10 @@ from typing import TYPE_CHECKING
 from pisa_mm.cat.syntax import Model
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.model import EventStructure
-from pisa_mm.litmus import parse_prop
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import compare, expected_path, from_result, read_expectation
-from pisa_mm.outcomes.model import State, TestResult
+from pisa_mm.outcomes.model import TestResult
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import (
     DEFAULT_MAX_GRAPHS,
@@ -33,8 +32,8 @@ from pisa_mm.report.render import GRAPHVIZ_HINT, graphviz_available, render
 from pisa_mm.runner.files import write_atomic
 
 if TYPE_CHECKING:
+    from pisa_mm.report.diffexplain import Explanation
     from pisa_mm.runner.reporters import Summary, TestReport
-    from pisa_mm.smt.query import QueryResult
 
 __all__ = [
     "DiffPictures",
@@ -42,6 +41,7 @@ __all__ = [
     "RunPictures",
     "add_diff_arguments",
     "add_run_arguments",
+    "reload_test",
 ]
 
 
@@ -287,10 +287,6 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _state_prop_text(state: State) -> str:
-    return " /\\ ".join(f"{k} == {v}" for k, v in state.values) or "true"
-
-
 @dataclass
 class DiffPictures:
     """What `diff --html` adds: a page per changed test, the index on `close`."""
@@ -298,66 +294,28 @@ class DiffPictures:
     html_dir: str
     old: Model
     new: Model
-    timeout: float | None
     pages: list[DiffPage] = field(default_factory=list)
     total: int = 0
 
-    def test_done(
-        self,
-        path: str,
-        test: LitmusTest,
-        es: EventStructure,
-        old: TestResult,
-        new: TestResult,
-        differences: Sequence[str],
-    ) -> None:
-        """Keep the page of one changed test: the first state allowed by one model only."""
-        from pisa_mm.smt.query import Allowed, query
-        from pisa_mm.smt.solver import Budget
-
-        separating = sorted(set(old.states) ^ set(new.states))
-        state_text = axiom = ""
+    def test_done(self, test: LitmusTest, es: EventStructure, explanation: Explanation) -> None:
+        """Keep the page of one changed test: the separating state's graph under each model
+        (the `query` answers `diff` explained it with)."""
+        x = explanation
         pics: list[Picture | None] = [None, None]
-        if separating:
-            state = separating[0]
-            state_text = str(state)
-            answers: list[QueryResult] = []
-            try:
-                prop = parse_prop(_state_prop_text(state), test)
-                answers = [
-                    query(test, es, m, prop, Budget(timeout=self.timeout))
-                    for m in (self.old, self.new)
-                ]
-            except PisaMMError as exc:  # the page then lists the differences only
-                print(f"note: {test.name}: no graphs: {exc.render()}", file=sys.stderr)
-            for k, (model, q) in enumerate(zip((self.old, self.new), answers, strict=False)):
+        state_text = axiom = ""
+        if x.state is not None:
+            state_text = str(x.state.state)
+            axiom = ", ".join(x.state.axioms)
+            for k, (model, q) in enumerate(zip((self.old, self.new), x.state.answers, strict=True)):
                 dot = query_graph(es, model, test.name, state_text, q)
                 if dot is not None:
                     caption = f"{state_text} {q.answer.value} under {model.name}"
                     pics[k] = Picture(caption, _svg(dot), dot)
-            forbidding = next((q for q in answers if q.answer is Allowed.NO), None)
-            if forbidding is not None and forbidding.why_not is not None:
-                why = forbidding.why_not
-                if why.corrections:
-                    axiom = ", ".join(why.corrections[0])
-                elif why.violations:
-                    axiom = ", ".join(why.violations[0].failed)
+        elif x.note:
+            print(f"note: {test.name}: no graphs: {x.note}", file=sys.stderr)
         self.pages.append(
-            DiffPage(path, test.name, test.source, tuple(differences), state_text, axiom, *pics)
+            DiffPage(x.path, test.name, test.source, x.differences, state_text, axiom, *pics)
         )
-
-    def changed(
-        self,
-        path: str,
-        old: TestResult,
-        new: TestResult,
-        differences: Sequence[str],
-        args: argparse.Namespace,
-    ) -> None:
-        """`test_done` for a test the runner reported changed."""
-        test, es = _reload(path, args)
-        if test is not None and es is not None:
-            self.test_done(path, test, es, old, new, differences)
 
     def close(self, total: int) -> None:
         title = f"pisa-mm diff: {self.old.name} -> {self.new.name}"
@@ -365,7 +323,9 @@ class DiffPictures:
         print(f"HTML report: {Path(self.html_dir) / 'index.html'}", file=sys.stderr)
 
 
-def _reload(path: str, args: argparse.Namespace) -> tuple[LitmusTest | None, EventStructure | None]:
+def reload_test(
+    path: str, args: argparse.Namespace
+) -> tuple[LitmusTest | None, EventStructure | None]:
     """The test and its event structure, built again in this process: the workers that ran
     the engines return results only, and the pictures need the structure."""
     from pisa_mm.runner.job import load
@@ -391,7 +351,7 @@ class PicturesReport:
         if not report.results:
             self.drawing.test_done(report.path, None, None, [], [], report.message or "no result")
             return
-        test, es = _reload(report.path, self.args)
+        test, es = reload_test(report.path, self.args)
         self.drawing.test_done(report.path, test, es, report.results, report.problems, None)
 
     def finish(self, summary: Summary) -> None:

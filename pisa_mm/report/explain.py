@@ -11,7 +11,14 @@ from pisa_mm.events.model import Event, EventStructure
 from pisa_mm.explicit.candidates import Candidate
 from pisa_mm.smt.query import Allowed, QueryResult, Violation
 
-__all__ = ["describe_event", "hb_edges", "render_query", "violation_steps"]
+__all__ = [
+    "cycle_lines",
+    "describe_event",
+    "hb_edges",
+    "render_execution",
+    "render_query",
+    "violation_steps",
+]
 
 # Definitions whose edges a witness shows besides rf and co: the model's happens-before
 # relations, found by name (a presentation convention of the shipped models, not an axiom).
@@ -141,7 +148,8 @@ def render_execution(es: EventStructure, cand: Candidate) -> list[str]:
     return lines
 
 
-def _steps_lines(es: EventStructure, cand: Candidate, steps: Sequence[Step]) -> list[str]:
+def cycle_lines(es: EventStructure, cand: Candidate, steps: Sequence[Step]) -> list[str]:
+    """A violating cycle, one event per line with the edge between."""
     out = []
     for s in steps:
         out.append(f"      {describe_event(es, s.src, cand)}")
@@ -215,5 +223,5 @@ def _refutation_lines(es: EventStructure, model: Model, q: QueryResult) -> list[
             steps = violation_steps(v.result, model, axiom)
             kind = "cycle" if len(steps) > 1 else "edge"
             lines.append(f"    {axiom}: the violating {kind}:")
-            lines.extend(_steps_lines(es, v.candidate, steps))
+            lines.extend(cycle_lines(es, v.candidate, steps))
     return lines
