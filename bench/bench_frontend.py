@@ -1,11 +1,13 @@
 """Benchmark: time and peak memory of the frontend (parse, validate, build) against test size.
 
 Generates tests of growing size in two shapes, many threads with one store each and one thread
-with many stores, and prints for each size the time and tracemalloc peak of each stage, and
+with many stores (up to 2,000 threads and 4,000 stores by default, the sizes of issue 14),
+and prints for each size the time and tracemalloc peak of each stage (`--render` adds the
+`pisa-mm parse` table), and
 the growth ratio against the previous size (2.0 for linear growth when the size doubles).
 Each size runs in a child process, so that one size's memory does not count for the next.
 
-    python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000]
+    python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
 """
 
 from __future__ import annotations
@@ -64,8 +66,13 @@ def _child(shape: str, n: int, stages: str, conn: Any) -> None:
     test, t_val, m_val = _stage(lambda: validate(raw))
     result = [(t_parse, m_parse), (t_val, m_val)]
     if "build" in stages:
-        _, t_build, m_build = _stage(lambda: build(test))
+        es, t_build, m_build = _stage(lambda: build(test))
         result.append((t_build, m_build))
+        if "render" in stages:
+            from pisa_mm.report.parse_table import render_plain
+
+            _, t_render, m_render = _stage(lambda: render_plain(es))
+            result.append((t_render, m_render))
     conn.send(result)
 
 
@@ -87,10 +94,15 @@ def main() -> int:
     ap.add_argument("--shape", choices=("threads", "stores", "both"), default="both")
     ap.add_argument("--sizes", default="250,500,1000,2000,4000")
     ap.add_argument("--no-build", action="store_true", help="parse and validate only")
+    ap.add_argument(
+        "--render", action="store_true", help="also render `pisa-mm parse`'s table from the build"
+    )
     ap.add_argument("--budget", type=float, default=120.0, help="seconds per size")
     args = ap.parse_args()
     shapes = ("threads", "stores") if args.shape == "both" else (args.shape,)
     stages = "parse,validate" + ("" if args.no_build else ",build")
+    if args.render and not args.no_build:
+        stages += ",render"
     names = stages.split(",")
     for shape in shapes:
         print(f"{shape}: " + "  ".join(f"{s:>22}" for s in names))

@@ -50,9 +50,12 @@ def unroll_bound(test: LitmusTest, requested: int | None) -> int:
 
 def main(args: argparse.Namespace) -> int:
     from pisa_mm.litmus import load_test
+    from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 
     if args.unroll is not None and args.unroll < 0:
         raise PisaMMError.at(None, f"--unroll must be at least 0, not {args.unroll}", "usage")
+    if args.unroll is not None and args.unroll > MAX_UNROLL:
+        raise PisaMMError.at(None, f"--unroll: {unroll_limit_message(args.unroll)}", "usage")
     rich = args.color == "always" or (args.color == "auto" and sys.stdout.isatty())
     docs = []
     from pisa_mm.commands.run import collect_tests

@@ -8,8 +8,10 @@ from typing import assert_never
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import test_unroll
+from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
 from pisa_mm.litmus import load_test, parse_prop
+from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 from pisa_mm.litmus.program import Condition, LitmusTest, Prop, Quantifier
 from pisa_mm.operational.explore import Final, find_run
 from pisa_mm.operational.step import Machine, Step
@@ -50,6 +52,8 @@ def main(args: argparse.Namespace) -> int:
         print(w, file=sys.stderr)
     prop = parse_prop(args.outcome, test)
     unroll = test_unroll(test, args.unroll)
+    if unroll > MAX_UNROLL:  # the machine unrolls lazily, but one bound holds for every command
+        raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
     machine = Machine(test, unroll, tracing=True)
     asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
     obs = tuple(dict.fromkeys((*observables(test), *asked)))

@@ -16,8 +16,10 @@ from pisa_mm.events.model import (
     Location,
     Path,
     Placement,
+    ProgramOrder,
     ThreadStructure,
 )
+from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 from pisa_mm.litmus.program import (
     AddrOf,
     AddrSpace,
@@ -855,6 +857,8 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     """Symbolically execute every thread along every path, loops unrolled `unroll` times."""
     if unroll < 0:
         raise PisaMMError.at(None, f"--unroll must be at least 0, not {unroll}")
+    if unroll > MAX_UNROLL:
+        raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
     b = _Builder(test, unroll)
     for thread in test.threads:
         b.run_thread(thread)
@@ -902,20 +906,16 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
         )
         for t in test.threads
     )
-    po: set[tuple[int, int]] = set()
-    for ev in events:
-        if ev.thread is None or ev.tag is Tag.ASYNC:
-            continue
-        anc = ev.parent
-        while anc is not None:
-            po.add((anc, ev.id))
-            anc = events[anc].parent
+    # po as parent links (the closure is quadratic in a long thread; ProgramOrder defers it)
+    po = ProgramOrder(
+        tuple(None if ev.thread is None or ev.tag is Tag.ASYNC else ev.parent for ev in events)
+    )
     addr, data, ctrl = _dependencies(b, n)
     return EventStructure(
         name=test.name,
         events=events,
         threads=threads,
-        po=frozenset(po),
+        po=po,
         aso=_closure(_shift_pairs(b.aso, n)),
         rmw=_shift_pairs(b.rmw, n),
         addr=frozenset(addr),

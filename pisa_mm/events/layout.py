@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from bisect import bisect_right
+from dataclasses import dataclass, field
 
 from pisa_mm.events.kinds import Space
 
@@ -31,16 +32,34 @@ class Layout:
     """
 
     variables: tuple[Variable, ...]
+    # indexes for the lookups below, which run once per access: a scan of the variables
+    # made building a test with thousands of variables quadratic
+    _by_name: dict[str, Variable] = field(init=False, repr=False, compare=False)
+    _by_base: tuple[Variable, ...] = field(init=False, repr=False, compare=False)
+    _bases: tuple[int, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_name: dict[str, Variable] = {}
+        for v in self.variables:
+            by_name.setdefault(v.name, v)  # the first of a name, as a scan would find
+        by_base = tuple(sorted(self.variables, key=lambda v: v.base))
+        object.__setattr__(self, "_by_name", by_name)
+        object.__setattr__(self, "_by_base", by_base)
+        object.__setattr__(self, "_bases", tuple(v.base for v in by_base))
 
     def find(self, address: int) -> tuple[Variable, int] | None:
         """The variable containing byte `address` and the byte offset in it, if any."""
-        for v in self.variables:
-            if v.base <= address < v.base + v.size:
+        # ranges are disjoint, so only the last variable starting at or before `address`
+        # can hold it (an empty one, of size 0, holds nothing: look further down)
+        i = bisect_right(self._bases, address) - 1
+        while i >= 0:
+            v = self._by_base[i]
+            if address < v.base + v.size:
                 return v, address - v.base
+            if v.size > 0:
+                return None
+            i -= 1
         return None
 
     def variable(self, name: str) -> Variable | None:
-        for v in self.variables:
-            if v.name == name:
-                return v
-        return None
+        return self._by_name.get(name)

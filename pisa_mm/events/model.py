@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Set
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
@@ -17,6 +19,7 @@ __all__ = [
     "Order",
     "Path",
     "Placement",
+    "ProgramOrder",
     "Scope",
     "Space",
     "Tag",
@@ -123,19 +126,98 @@ class ThreadStructure:
     paths: tuple[Path, ...]
 
 
+_T = TypeVar("_T")
+
+
+class ProgramOrder(Set[tuple[int, int]]):
+    """po as the threads' trees (each event's parent link), with its transitive closure as pairs
+    computed on first use only.
+
+    A long thread has a quadratic closure (4,000 stores: 8 million pairs), so the structure
+    keeps the tree, which is linear; `edges()` gives the immediate edges and membership walks
+    the ancestors without materialising. A consumer that iterates the relation (the cat
+    evaluator's `po`, the engines) gets the closure once and it is kept.
+    """
+
+    __slots__ = ("_pairs", "_parents")
+
+    def __init__(self, parents: tuple[int | None, ...]) -> None:
+        # parents[i]: the po-predecessor of event i, None for roots and for events not in po
+        self._parents = parents
+        self._pairs: frozenset[tuple[int, int]] | None = None
+
+    @property
+    def parents(self) -> tuple[int | None, ...]:
+        return self._parents
+
+    def edges(self) -> Iterator[tuple[int, int]]:
+        """The immediate edges (the transitive reduction), in event order."""
+        for child, parent in enumerate(self._parents):
+            if parent is not None:
+                yield parent, child
+
+    def ancestors(self, eid: int) -> Iterator[int]:
+        anc = self._parents[eid]
+        while anc is not None:
+            yield anc
+            anc = self._parents[anc]
+
+    def pairs(self) -> frozenset[tuple[int, int]]:
+        if self._pairs is None:
+            self._pairs = frozenset(
+                (anc, eid) for eid in range(len(self._parents)) for anc in self.ancestors(eid)
+            )
+        return self._pairs
+
+    def __contains__(self, pair: object) -> bool:
+        if self._pairs is not None:
+            return pair in self._pairs
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            return False
+        a, b = pair
+        if not isinstance(b, int) or not 0 <= b < len(self._parents):
+            return False
+        return any(anc == a for anc in self.ancestors(b))
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self.pairs())
+
+    def __len__(self) -> int:
+        return len(self.pairs())
+
+    def __hash__(self) -> int:
+        # equal to a frozenset of the same pairs, so hashed like one
+        return hash(self.pairs())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ProgramOrder):
+            return self._parents == other._parents
+        return Set.__eq__(self, other)
+
+    def __repr__(self) -> str:
+        return f"ProgramOrder(parents={self._parents!r})"
+
+    @classmethod
+    def _from_iterable(cls, it: Iterable[_T]) -> frozenset[_T]:
+        # set operators (po | x, po - x) give plain frozensets of pairs
+        return frozenset(it)
+
+
 @dataclass(frozen=True, slots=True)
 class EventStructure:
     """Everything an engine needs about one litmus test's program, independent of the model.
 
     Static relations are sets of (event id, event id) pairs; a pair holds in an execution iff
-    both events happen. `po` and `aso` are transitive. `rmw` pairs an RMW's read with its write
-    (only on the success path of a cas). Dependencies: `addr`, `data`, `ctrl` from reads.
+    both events happen. `po` and `aso` are transitive; `po` is kept as the threads' trees
+    (ProgramOrder), its closure materialised only by a consumer that iterates it. `rmw`
+    pairs an RMW's read with its write (only on the success path of a cas). Dependencies:
+    `addr`, `data`, `ctrl` from reads.
     """
 
     name: str
     events: tuple[Event, ...]
     threads: tuple[ThreadStructure, ...]
-    po: frozenset[tuple[int, int]]
+    po: ProgramOrder
     aso: frozenset[tuple[int, int]]
     rmw: frozenset[tuple[int, int]]
     addr: frozenset[tuple[int, int]]

@@ -247,7 +247,7 @@ def _incl(es: EventStructure) -> set[tuple[int, int]]:
     return out
 
 
-def _barriers(es: EventStructure) -> tuple[set[tuple[int, int]], ...]:
+def barrier_relations(es: EventStructure) -> tuple[set[tuple[int, int]], ...]:
     """bsync, binst and bfewer."""
     arrive = [e for e in es.events if e.tag is Tag.ARRIVE]
     depart = [e for e in es.events if e.tag is Tag.DEPART]
@@ -301,7 +301,7 @@ def static_relations(es: EventStructure) -> dict[str, Pairs]:
     """Every built-in relation except rf, co and loc."""
     all_ids = [e.id for e in es.events]
     same_thread = _by(es, lambda e: e.thread)
-    bsync, binst, bfewer = _barriers(es)
+    bsync, binst, bfewer = barrier_relations(es)
 
     def sub_group(e: Event) -> object | None:
         p = _place(es, e)
@@ -313,7 +313,7 @@ def static_relations(es: EventStructure) -> dict[str, Pairs]:
 
     rels: dict[str, set[tuple[int, int]] | Pairs] = {
         "id": {(i, i) for i in all_ids},
-        "po": es.po,
+        "po": es.po.pairs(),  # the cat evaluator iterates it: materialised once, here
         "int": same_thread,
         "ext": {(a, b) for a in all_ids for b in all_ids if a != b} - same_thread,
         "rmw": es.rmw,

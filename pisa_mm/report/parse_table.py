@@ -8,7 +8,7 @@ from typing import Any
 
 from pisa_mm.events.kinds import Kind, Tag
 from pisa_mm.events.model import Event, EventStructure, Location, Placement
-from pisa_mm.events.relations import static_relations
+from pisa_mm.events.relations import barrier_relations, static_relations
 from pisa_mm.values.expr import Expr
 from pisa_mm.values.text import to_text
 
@@ -110,11 +110,26 @@ def _reduce(pairs: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def relation_rows(es: EventStructure) -> list[tuple[str, str]]:
-    """(relation name, its pairs as text) for each shown relation."""
-    rels = static_relations(es)
+    """(relation name, its pairs as text) for each shown relation.
+
+    Computed from the structure directly, not from `static_relations`: that one materialises
+    the all-pairs relations (ext, int, same-*), quadratic in the events, which the table
+    does not show; po comes from its tree's edges, never from its closure.
+    """
+    bsync, binst, _ = barrier_relations(es)
+    rels: dict[str, Iterable[tuple[int, int]]] = {
+        "po": es.po.edges(),
+        "rmw": es.rmw,
+        "addr": es.addr,
+        "data": es.data,
+        "ctrl": es.ctrl,
+        "aso": _reduce(es.aso),
+        "bsync": bsync,
+        "binst": binst,
+    }
     rows = []
     for name in SHOWN_RELATIONS:
-        pairs = _reduce(rels[name]) if name in _REDUCED else sorted(rels[name])
+        pairs = sorted(rels[name])
         label = f"{name} (immediate)" if name in _REDUCED else name
         rows.append((label, " ".join(f"{a}->{b}" for a, b in pairs) or "-"))
     return rows

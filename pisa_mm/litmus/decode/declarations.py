@@ -107,6 +107,19 @@ def thread_index(name: S.Name, what: str) -> int:
     return int_literal(digits, name.span, f"{what} thread number")
 
 
+# The largest loop bound accepted. The builder unrolls eagerly: a loop taken N times makes
+# O(N) events and N paths of up to N events each, all allocated before any engine's budget
+# can act, so a bound past this is refused instead (docs/litmus-format.md).
+MAX_UNROLL = 256
+
+
+def unroll_limit_message(bound: int) -> str:
+    return (
+        f"unroll bound {bound} is beyond the supported maximum {MAX_UNROLL} (the paths of a "
+        f"loop taken N times hold O(N^2) events)"
+    )
+
+
 def unroll_metadata(raw: S.RawTest) -> int | None:
     """The test's `unroll = N` metadata: one ASCII decimal N >= 0, or None when absent."""
     found: tuple[int, Span] | None = None
@@ -126,5 +139,8 @@ def unroll_metadata(raw: S.RawTest) -> int | None:
                 f"unroll must be a non-negative decimal integer, not {value!r}",
                 "metadata",
             )
-        found = (int_literal(value, span, "unroll bound"), span or Span(raw.path, 1, 1))
+        bound = int_literal(value, span, "unroll bound")
+        if bound > MAX_UNROLL:
+            fail(span, unroll_limit_message(bound), "limit")
+        found = (bound, span or Span(raw.path, 1, 1))
     return found[0] if found is not None else None
