@@ -69,7 +69,7 @@ def test_huge_unroll_option_is_refused_promptly(
     path = tmp_path / "spin.litmus"
     path.write_text(LOOP.format(meta=""))
     extra = {"query": ["--outcome", "true"], "trace": ["--outcome", "true"]}
-    models = ["pisa", "pisa"] if command == "diff" else []
+    models = ["pisa", "pisa-rc11"] if command == "diff" else []
     argv = [command, "--unroll", "1000000", *extra.get(command, []), *models, str(path)]
     assert cli_main(argv) == 2
     err = capsys.readouterr().err
