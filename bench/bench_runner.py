@@ -10,7 +10,11 @@ The shapes (all at system scope, one work-group per work-item, 2 or 3 work-items
 MP, SB, LB, 2+2W, S, R, WRC and a coherence pair CoRR, each with every combination of
 relaxed and release/acquire (or seq_cst) orders on its accesses.
 
-    python bench/bench_runner.py [--repeat N] [--baseline SRC] [--engine E]
+With --cpu, also the in-process throughput of each engine on the same suite: the CPU
+seconds of loading and running every test once more in a process that has already run it
+(the model loaded and compiled), the best of three; a loaded machine distorts it least.
+
+    python bench/bench_runner.py [--repeat N] [--baseline SRC] [--engine E] [--cpu]
 """
 
 from __future__ import annotations
@@ -122,6 +126,36 @@ def measure(src: Path, suite: Path, mp: Path, repeat: int, engine: list[str]) ->
     return figures
 
 
+# Run in a child with PYTHONPATH=src: argv is the suite and the engine.
+_CPU_SCRIPT = """
+import glob, sys, time
+from pisa_mm.runner.job import cached_model, load, run_engines
+files = sorted(glob.glob(sys.argv[1] + "/*.litmus"))
+model = cached_model("pisa")
+def go():
+    for f in files:
+        run_engines(load(f, unroll=None, strict=False), model, (sys.argv[2],))
+go()
+best = float("inf")
+for _ in range(3):
+    start = time.process_time()
+    go()
+    best = min(best, time.process_time() - start)
+print(len(files) / best)
+"""
+
+
+def cpu_throughput(src: Path, suite: Path, engines: list[str]) -> dict[str, float]:
+    """Engine -> tests per CPU second inside one process (see the module's docstring)."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    out = {}
+    for engine in engines:
+        run = subprocess.run([sys.executable, "-P", "-c", _CPU_SCRIPT, str(suite), engine],
+                             env=env, capture_output=True, text=True, check=True)  # fmt: skip
+        out[engine] = float(run.stdout.split()[-1])
+    return out
+
+
 def report(label: str, f: dict[str, float], n: int) -> None:
     cores = os.cpu_count() or 1
     print(f"{label}: start-up min {f['startup_min'] * 1000:.0f} ms, median "
@@ -135,6 +169,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=10, help="start-up runs (default 10)")
     parser.add_argument("--baseline", type=Path, help="a source tree to compare with")
     parser.add_argument("--engine", help="the engine to pass to `run` (default: its default)")
+    parser.add_argument("--cpu", action="store_true", help="also in-process CPU throughput")
     args = parser.parse_args()
     engine = ["--engine", args.engine] if args.engine else []
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,6 +189,15 @@ def main() -> int:
                   f"(CPU x{new['startup_cpu'] / old['startup_cpu']:.2f}), "
                   f"throughput --jobs 1 x{new['jobs1'] / old['jobs1']:.2f}, "
                   f"all cores x{new['jobsN'] / old['jobsN']:.2f}")  # fmt: skip
+        if args.cpu:
+            engines = ["explicit", "smt"]
+            mine = cpu_throughput(ROOT, suite, [*engines, "auto"])
+            theirs = cpu_throughput(args.baseline, suite, engines) if args.baseline else {}
+            for engine, rate in mine.items():
+                line = f"in-process {engine}: {rate:.0f} tests per CPU second"
+                if engine in theirs:
+                    line += f" (baseline {theirs[engine]:.0f}, x{rate / theirs[engine]:.2f})"
+                print(line)
     return 0
 
 

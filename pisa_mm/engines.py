@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BOUNDED_BY",
     "DEFAULT_UNROLL",
+    "DISPATCHERS",
     "ENGINES",
     "EXACT_ENGINES",
     "EngineOptions",
@@ -48,15 +49,22 @@ RunTest = Callable[["LitmusTest", "EventStructure", "Model", EngineOptions], "Te
 # name -> "module:function"; modules are imported only when the engine is used, so that an
 # engine whose dependencies are missing never breaks the others.
 ENGINES: dict[str, str] = {
+    "auto": "pisa_mm.explicit.auto:run_test",
     "smt": "pisa_mm.smt.engine:run_test",
     "explicit": "pisa_mm.explicit.engine:run_test",
     "operational": "pisa_mm.operational.engine:run_test",
 }
 
+# Engines that answer by running another one (whose name the result carries): `auto` runs
+# explicit on small candidate spaces and smt on large ones (pisa_mm/explicit/auto.py). They
+# are not among `available_engines`, so that `all` and `exact` do not run an engine twice.
+DISPATCHERS = frozenset({"auto"})
+
 # Engines that compute exactly the answer of the model they are given. The others (the
 # operational machine) compute a subset of the allowed states and flags of the models they
-# implement (docs/operational.md): comparisons hold them to that, not to equality.
-EXACT_ENGINES = frozenset({"smt", "explicit"})
+# implement (docs/operational.md): comparisons hold them to that, not to equality. `auto`
+# is exact because both engines it picks from are.
+EXACT_ENGINES = frozenset({"auto", "smt", "explicit"})
 
 # For each engine outside EXACT_ENGINES, the shipped models whose allowed states and flags
 # contain everything it finds (docs/operational.md). The machine implements pisa's C++20
@@ -66,7 +74,7 @@ BOUNDED_BY: dict[str, frozenset[str]] = {
 }
 
 # The first available engine in this list is the default.
-_PREFERENCE = ("smt", "explicit")
+_PREFERENCE = ("auto", "smt", "explicit")
 
 
 def _import(name: str) -> RunTest | None:
@@ -80,8 +88,8 @@ def _import(name: str) -> RunTest | None:
 
 
 def available_engines() -> tuple[str, ...]:
-    """Registered engines that import cleanly, in registry order."""
-    return tuple(name for name in ENGINES if _import(name) is not None)
+    """Registered engines (dispatchers aside) that import cleanly, in registry order."""
+    return tuple(n for n in ENGINES if n not in DISPATCHERS and _import(n) is not None)
 
 
 def get_engine(name: str) -> RunTest:

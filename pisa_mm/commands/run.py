@@ -159,8 +159,9 @@ def add_engine_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--engine",
         choices=(*ENGINES, "all"),
-        help="the engine to use; 'all' runs every available engine and compares them "
-        "(default: smt when available, else explicit)",
+        help="the engine to use; 'auto' runs explicit on small tests and smt on large "
+        "ones (by an estimate of the candidate space); 'all' runs every available engine "
+        "and compares them (default: auto)",
     )
 
 

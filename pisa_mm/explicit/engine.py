@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 
@@ -131,17 +133,43 @@ def _witness(es: EventStructure, name: str, ev: EvalResult, cand: Candidate) -> 
     return FlagWitness(name, first, " / ".join(_describe(es, e, cand) for e in first))
 
 
-def _pruner(static: _Static, model: Model) -> Prune | None:
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    """What the engine compiles from a model alone: the evaluator of every check, and that
+    of the axioms monotone in rf and co (for pruning; None when there are none)."""
+
+    evaluator: Evaluator
+    pruner: Evaluator | None
+
+
+# Per thread (an Evaluator keeps the session of its last static key) and per model, so that
+# a suite run compiles each model once per worker, not twice per test.
+_LOCAL = threading.local()
+
+
+def _compiled(model: Model) -> _Compiled:
+    cache: weakref.WeakKeyDictionary[Model, _Compiled] | None = getattr(_LOCAL, "cache", None)
+    if cache is None:
+        cache = _LOCAL.cache = weakref.WeakKeyDictionary()
+    hit = cache.get(model)
+    if hit is None:
+        names = monotone_axioms(model, frozenset({"rf", "co"}))
+        pruner = Evaluator(model, checks=names, dynamic=_DYNAMIC) if names else None
+        hit = cache[model] = _Compiled(Evaluator(model, dynamic=_DYNAMIC), pruner)
+    return hit
+
+
+def _pruner(static: _Static, evaluator: Evaluator | None) -> Prune | None:
     """Cut partial candidates that already fail an axiom monotone in rf and co: every
     completion fails it too (see explicit/monotone.py), whatever the model says."""
-    names = monotone_axioms(model, frozenset({"rf", "co"}))
-    if not names:
+    if evaluator is None:
         return None
-    evaluator = Evaluator(model, checks=names, dynamic=_DYNAMIC)
+    pruner = evaluator
 
     def keep(partial: Candidate) -> bool:
         base = base_relations(static, partial)
-        return evaluator.evaluate(base, static_key=partial.events, fail_fast=True).consistent
+        key = (static, partial.events)
+        return pruner.evaluate(base, static_key=key, fail_fast=True).consistent
 
     return keep
 
@@ -155,10 +183,14 @@ def executions(
     forbidden are skipped; without it, every candidate is judged (for explanations).
     """
     static = _Static(es)
-    evaluator = Evaluator(model, dynamic=_DYNAMIC)
-    for cand in candidates(es, _pruner(static, model) if prune else None):
+    compiled = _compiled(model)
+    evaluator = compiled.evaluator
+    for cand in candidates(es, _pruner(static, compiled.pruner) if prune else None):
+        # The static key names the structure too: the evaluators outlive this test.
         result = evaluator.evaluate(
-            base_relations(static, cand), static_key=cand.events, fail_fast=not all_failures
+            base_relations(static, cand),
+            static_key=(static, cand.events),
+            fail_fast=not all_failures,
         )
         flags = tuple(_witness(es, name, result, cand) for name in result.flags)
         yield Execution(cand, result.consistent, result.failed, flags)

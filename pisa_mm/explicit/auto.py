@@ -1,0 +1,42 @@
+"""The `auto` engine: the explicit engine on small candidate spaces, smt on large ones."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pisa_mm.engines import EngineOptions, get_engine
+from pisa_mm.errors import PisaMMError
+from pisa_mm.explicit.size import candidate_space
+
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+    from pisa_mm.events.model import EventStructure
+    from pisa_mm.litmus.program import LitmusTest
+    from pisa_mm.outcomes.model import TestResult
+
+__all__ = ["THRESHOLD", "pick", "run_test"]
+
+# Above this estimate (paths x rf x co, explicit/size.py) smt answers. Calibrated with
+# bench/bench_auto.py on this machine kind: explicit wins up to about a hundred (the small
+# shapes of a suite: 3x faster), the two are even around 250 (IRIW-8, SB-ring-8) and smt
+# wins from a few hundred on (4 storers of one location, 600: smt 10x faster).
+THRESHOLD = 200
+
+
+def pick(structure: EventStructure) -> str:
+    """The engine `auto` runs on `structure` (smt only when it is installed)."""
+    if candidate_space(structure) <= THRESHOLD:
+        return "explicit"
+    try:
+        get_engine("smt")
+    except PisaMMError:  # no z3 in this build: explicit stays exact
+        return "explicit"
+    return "smt"
+
+
+def run_test(
+    test: LitmusTest, structure: EventStructure, model: Model, options: EngineOptions
+) -> TestResult:
+    """The result of the picked engine, which its `engine` field names (so that results
+    compare with those of either engine unchanged)."""
+    return get_engine(pick(structure))(test, structure, model, options)
