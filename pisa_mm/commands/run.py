@@ -112,6 +112,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="print the result blocks in herd7's log format for mcompare7/msort7 (states as "
         "1:r0=0; x=1;); the summary goes to stderr",
     )
+    parser.add_argument(
+        "--baseline",
+        metavar="FILE",
+        help="compare every test's verdict, states and flags with the results recorded in "
+        "FILE (one JSON file for the suite); exit 1 listing the tests that differ",
+    )
+    parser.add_argument(
+        "--update-baseline",
+        action="store_true",
+        help="with --baseline: record this run's results in FILE instead of comparing",
+    )
     from pisa_mm.commands.pictures import add_run_arguments
 
     add_run_arguments(parser)
@@ -284,9 +295,33 @@ def print_warnings(console: Console, record: Record[Any]) -> None:
 # ---------------------------------------------------------------- run
 
 
-def make_reporters(args: argparse.Namespace, console: Console, model: Model) -> list[Reporter]:
-    """The outputs of `run`: herd text, and JSON / JUnit when asked. Add new ones here."""
-    reporters: list[Reporter] = [
+def make_reporters(
+    args: argparse.Namespace,
+    console: Console,
+    model: Model,
+    engines: tuple[str, ...] = (),
+    files: Sequence[str] = (),
+) -> list[Reporter]:
+    """The outputs of `run`: herd text, and JSON / JUnit / baseline when asked. Add new ones
+    here. The baseline comes first: its count of changed tests is in the summary line."""
+    reporters: list[Reporter] = []
+    if args.update_baseline and args.baseline is None:
+        raise PisaMMError.at(None, "--update-baseline needs --baseline FILE", "usage")
+    if args.baseline is not None:
+        from pisa_mm.runner.baseline import BaselineReport
+
+        reporters.append(
+            BaselineReport(
+                args.baseline,
+                console,
+                model,
+                engines=engines,
+                unroll=args.unroll,
+                update=args.update_baseline,
+                inputs=list(files),
+            )
+        )
+    reporters.append(
         HerdText(
             console,
             verbose=args.verbose,
@@ -294,7 +329,7 @@ def make_reporters(args: argparse.Namespace, console: Console, model: Model) -> 
             blocks=args.json != "-",
             herd_log=args.herd_log,
         )
-    ]
+    )
     if args.json is not None:
         reporters.append(JsonReport(args.json, console))
     if args.junit is not None:
@@ -325,7 +360,7 @@ def main(args: argparse.Namespace) -> int:
             "usage",
         )  # fmt: skip
     console = Console(len(files), "running")
-    reporters = make_reporters(args, console, model)
+    reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
     task = EngineTask((args.model,), engines, tuple(args.model_path))
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
@@ -354,7 +389,10 @@ def exit_code(summary: Summary) -> int:
         Kind.BAD_INPUT: Exit.BAD_INPUT,
         Kind.INTERNAL: Exit.INTERNAL,
     }
-    return int(worst(codes[k] for k, n in summary.counts.items() if n))
+    found = [codes[k] for k, n in summary.counts.items() if n]
+    if summary.baseline_changed:
+        found.append(Exit.NEGATIVE)
+    return int(worst(found))
 
 
 def judge(

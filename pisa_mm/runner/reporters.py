@@ -64,6 +64,7 @@ class Summary:
     counts: dict[Kind, int] = field(default_factory=lambda: {k: 0 for k in Kind})
     engines: tuple[str, ...] = ()
     model: str = ""
+    baseline_changed: int = 0  # tests that differ from `--baseline` (runner/baseline.py)
 
     def add(self, kind: Kind) -> None:
         self.tests += 1
@@ -77,6 +78,8 @@ class Summary:
             for k in Kind
             if k not in (Kind.OK, Kind.FAILED) and self.counts[k]
         ]
+        if self.baseline_changed:
+            parts.append(f"{self.baseline_changed} differ from the baseline")
         return ", ".join(parts)
 
     def line(self) -> str:

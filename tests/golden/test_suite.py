@@ -3,7 +3,9 @@
 1. Every `litmus/**/X.litmus` with an `X.litmus.expected` next to it must give the recorded
    result under every available engine (`pisa-mm promote` rewrites the files on purpose);
    the operational machine, which may miss states, must find no state or flag beyond it.
-2. Every suite test carries hand-derived metadata, `expect = Ok|No` and
+   The generated suite litmus/gen is checked on a fixed sample by default, whole with
+   `-m slow` (tests/suite_files.py).
+2. Every hand-written suite test carries hand-derived metadata, `expect = Ok|No` and
    `flags = none|a, b` (with per-model overrides `expect.MODEL` / `flags.MODEL`): the
    reference (explicit) engine must agree under `pisa` and each model named. This is the
    check that does not trust any engine.
@@ -14,15 +16,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from suite_files import GENERATED, GENERATED_SAMPLE, HAND_WRITTEN, ROOT
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import load, run_engines
 from pisa_mm.engines import EXACT_ENGINES, available_engines
 from pisa_mm.outcomes.expectations import compare, expected_path, from_result, read_expectation
 
-ROOT = Path(__file__).resolve().parents[2]
-SUITE = sorted(ROOT.glob("litmus/**/*.litmus"))
-WITH_EXPECTED = [p for p in SUITE if Path(expected_path(str(p))).exists()]
+SUITE = HAND_WRITTEN  # generated tests have no hand verdict: promote recorded theirs
+
+
+def _with_expected(paths: list[Path]) -> list[Path]:
+    return [p for p in paths if Path(expected_path(str(p))).exists()]
+
+
+WITH_EXPECTED = _with_expected(HAND_WRITTEN + GENERATED_SAMPLE)
 REFERENCE_ENGINE = "explicit"
 
 
@@ -53,6 +61,23 @@ def _flags(text: str | None) -> set[str]:
 @pytest.mark.parametrize("engine", available_engines())
 @pytest.mark.parametrize("path", WITH_EXPECTED, ids=_id)
 def test_matches_expectation(path: Path, engine: str) -> None:
+    check_expectation(path, engine)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", available_engines())
+@pytest.mark.parametrize("path", _with_expected(GENERATED), ids=_id)
+def test_generated_matches_expectation(path: Path, engine: str) -> None:
+    check_expectation(path, engine)
+
+
+def test_every_generated_test_has_its_expectation() -> None:
+    assert GENERATED, "no generated tests under litmus/gen (litmus/gen/regenerate.sh)"
+    missing = [_id(p) for p in GENERATED if not Path(expected_path(str(p))).exists()]
+    assert missing == []
+
+
+def check_expectation(path: Path, engine: str) -> None:
     loaded = load(str(path), unroll=None, strict=False)
     (result,) = run_engines(loaded, load_model("pisa"), [engine])
     expected = read_expectation(expected_path(str(path)))

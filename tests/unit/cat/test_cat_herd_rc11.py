@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from suite_files import HAND_WRITTEN
 
 from pisa_mm.cat.loader import load_model, load_model_source
 from pisa_mm.cat.syntax import Model
@@ -58,7 +59,7 @@ def system_scope(structure: EventStructure) -> bool:
 @cache
 def _system_scope_tests() -> tuple[Path, ...]:
     out = []
-    for path in sorted(ROOT.glob("litmus/**/*.litmus")):
+    for path in HAND_WRITTEN:
         loaded = load(str(path), unroll=None, strict=False)
         if loaded.structure is not None and system_scope(loaded.structure):
             out.append(path)
@@ -127,7 +128,7 @@ HERD_SCOPES = ROOT / "tests" / "data" / "herd" / "opencl-scopes.cat"
 def _scoped_tests() -> list[Path]:
     """Suite tests with an atomic or fence of a scope narrower than the system."""
     out = []
-    for path in sorted(ROOT.glob("litmus/**/*.litmus")):
+    for path in HAND_WRITTEN:
         loaded = load(str(path), unroll=None, strict=False)
         if loaded.structure is not None and any(
             e.scope is not None and e.scope is not Scope.SYS for e in loaded.structure.events

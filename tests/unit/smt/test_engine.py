@@ -19,6 +19,7 @@ from smt_factory import (
     TWO_PLUS_TWO_W,
     structure,
 )
+from suite_files import GENERATED_SAMPLE, HAND_WRITTEN
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import test_unroll as unroll_of
@@ -31,7 +32,7 @@ from pisa_mm.smt.engine import run_smt, run_test
 from pisa_mm.smt.solver import Budget
 
 ROOT = Path(__file__).resolve().parents[3]
-SUITE = sorted((ROOT / "litmus").rglob("*.litmus"))
+SUITE = HAND_WRITTEN + GENERATED_SAMPLE
 
 
 def _run(body: str, cond: str, *, unroll: int = 2, budget: Budget | None = None,
