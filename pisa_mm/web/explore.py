@@ -43,13 +43,12 @@ MAX_STATE_GRAPHS = 6
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A litmus text, a shipped model name or an uploaded model's text, and the engines'
-    own time budget (below the worker's hard limit, so that a slow solver answers Unknown)."""
+    """A litmus text, and a shipped model name or an uploaded model's text (the server's
+    per-run budget bounds the work: see web/app.py)."""
 
     test: str
     model: str
     model_text: str | None
-    timeout: float
 
 
 def _shippable_includes() -> frozenset[str]:
@@ -127,10 +126,10 @@ def _explore(req: Request) -> dict[str, Any]:
     test = parse_test(req.test, TEST_FILE)
     es = build(test, unroll=test_unroll(test, None))
     engine = default_engine()
-    options = EngineOptions(unroll=es.unroll, timeout=req.timeout)
+    options = EngineOptions(unroll=es.unroll)
     result = get_engine(engine)(test, es, model, options)
     prop = condition_question(test)
-    q = query(test, es, model, prop, Budget(timeout=req.timeout))
+    q = query(test, es, model, prop, Budget())
     outcome = prop_text(prop)
     why = query_graph(es, model, test.name, outcome, q)
     graphs = execution_graphs(test, es, model, limit=MAX_STATE_GRAPHS)
