@@ -94,7 +94,7 @@ def main(args: argparse.Namespace) -> int:
         if args.json:
             write_atomic(args.json, _json_text(args, len(files), [], {}))
         return int(Exit.OK)
-    drawing = DiffPictures(args.html, old, new) if args.html else None
+    drawing = DiffPictures(args.html, old, new, args.timeout) if args.html else None
     explained: list[tuple[Explanation, EventStructure | None]] = []
     console = Console(len(files), "comparing")
     task = EngineTask((args.old, args.new), engines, model_path_of(args))

@@ -89,12 +89,23 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", name)[:80]
 
 
-def _svg(dot: str) -> str | None:
-    return render(dot, "svg").decode("utf-8") if graphviz_available() else None
+def _svg(dot: str, timeout: float | None, draw: bool = True) -> str | None:
+    """The SVG of `dot` (None without Graphviz, or not `draw`); `dot` is bounded by the
+    per-test timeout."""
+    if not draw or not graphviz_available():
+        return None
+    return render(dot, "svg", timeout).decode("utf-8")
+
+
+def _not_drawn(name: str, exc: PisaMMError) -> str:
+    """Say on stderr that a test's pictures stopped (its result stands); the note."""
+    note = f"{name}: pictures not drawn: {exc.render().removeprefix('error: ')}"
+    print(f"error: {note}", file=sys.stderr)
+    return note
 
 
 def _question(
-    test: LitmusTest, es: EventStructure, model: Model, timeout: float | None
+    test: LitmusTest, es: EventStructure, model: Model, timeout: float | None, draw: bool = True
 ) -> tuple[str, Picture | None]:
     """The `query` answer for the condition's outcome and its picture."""
     from pisa_mm.smt.query import query
@@ -109,7 +120,8 @@ def _question(
     dot = query_graph(es, model, test.name, prop_text(prop), q)
     if dot is None:
         return text, None
-    return text, Picture(f"the condition's outcome: {q.answer.value}", _svg(dot), dot)
+    picture = Picture(f"the condition's outcome: {q.answer.value}", _svg(dot, timeout, draw), dot)
+    return text, picture
 
 
 def _expected_verdict(test: LitmusTest, model: Model) -> str | None:
@@ -193,10 +205,15 @@ class RunPictures:
             what = "executions" if self.all_executions else "final states"
             note = f"{test.name}: stopped at --max-graphs {graphs.limit}; more allowed {what} exist"
             print(f"note: {note}", file=sys.stderr)
-        if self.graphs_dir is not None:
-            self._write_graphs(test.name, graphs)
-        if self.html_dir is not None:
-            self._page(path, test, es, results, problems, graphs, note)
+        try:
+            if self.graphs_dir is not None:
+                self._write_graphs(test.name, graphs)
+            if self.html_dir is not None:
+                self._page(path, test, es, results, problems, graphs, note)
+        except PisaMMError as exc:  # `dot` past the budget: the run goes on, its result stands
+            note = _not_drawn(test.name, exc)
+            if self.html_dir is not None:  # the page, with the graphs as DOT text only
+                self._page(path, test, es, results, problems, graphs, note, draw=False)
 
     def _write_graphs(self, name: str, graphs: GraphSet) -> None:
         assert self.graphs_dir is not None
@@ -205,7 +222,7 @@ class RunPictures:
             stem = f"{_safe(name)}.{g.index}" if len(graphs.graphs) > 1 else _safe(name)
             write_atomic(root / f"{stem}.dot", g.dot)
             if graphviz_available():
-                write_atomic(root / f"{stem}.svg", render(g.dot, "svg"))
+                write_atomic(root / f"{stem}.svg", render(g.dot, "svg", self.timeout))
             elif not self.warned:
                 self.warned = True
                 print(
@@ -223,12 +240,14 @@ class RunPictures:
         problems: Sequence[str],
         graphs: GraphSet,
         note: str,
+        draw: bool = True,
     ) -> None:
         r = results[0]
-        text, why = _question(test, es, self.model, self.timeout)
+        text, why = _question(test, es, self.model, self.timeout, draw)
         pictures = [why] if why is not None else []
         for g in graphs.graphs:
-            pictures.append(Picture(f"allowed: {g.title}", _svg(g.dot), g.dot))
+            svg = _svg(g.dot, self.timeout, draw)
+            pictures.append(Picture(f"allowed: {g.title}", svg, g.dot))
         self.pages.append(
             TestPage(
                 path=path,
@@ -294,6 +313,7 @@ class DiffPictures:
     html_dir: str
     old: Model
     new: Model
+    timeout: float | None = None  # the per-test --timeout, which bounds `dot` too
     pages: list[DiffPage] = field(default_factory=list)
     total: int = 0
 
@@ -306,11 +326,17 @@ class DiffPictures:
         if x.state is not None:
             state_text = str(x.state.state)
             axiom = ", ".join(x.state.axioms)
-            for k, (model, q) in enumerate(zip((self.old, self.new), x.state.answers, strict=True)):
-                dot = query_graph(es, model, test.name, state_text, q)
-                if dot is not None:
-                    caption = f"{state_text} {q.answer.value} under {model.name}"
-                    pics[k] = Picture(caption, _svg(dot), dot)
+            try:
+                for k, (model, q) in enumerate(
+                    zip((self.old, self.new), x.state.answers, strict=True)
+                ):
+                    dot = query_graph(es, model, test.name, state_text, q)
+                    if dot is not None:
+                        caption = f"{state_text} {q.answer.value} under {model.name}"
+                        pics[k] = Picture(caption, _svg(dot, self.timeout), dot)
+            except PisaMMError as exc:  # `dot` past the budget: the page, without pictures
+                _not_drawn(test.name, exc)
+                pics = [None, None]
         elif x.note:
             print(f"note: {test.name}: no graphs: {x.note}", file=sys.stderr)
         self.pages.append(

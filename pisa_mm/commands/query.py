@@ -106,4 +106,4 @@ def _write_pictures(args: argparse.Namespace, dot: str) -> None:
     for fmt in FORMATS:
         path = getattr(args, fmt)
         if path:
-            write_picture(path, dot, fmt)
+            write_picture(path, dot, fmt, args.timeout)
