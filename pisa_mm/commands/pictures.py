@@ -28,7 +28,7 @@ from pisa_mm.report.graphs import (
 )
 from pisa_mm.report.herd import render_result
 from pisa_mm.report.html import DiffPage, Picture, TestPage, write_diff_report, write_suite_report
-from pisa_mm.report.render import GRAPHVIZ_HINT, graphviz_available, render
+from pisa_mm.report.render import GRAPHVIZ_HINT, graphviz_available, render, svg_text
 from pisa_mm.runner.files import write_atomic
 
 if TYPE_CHECKING:
@@ -92,9 +92,7 @@ def _safe(name: str) -> str:
 def _svg(dot: str, timeout: float | None, draw: bool = True) -> str | None:
     """The SVG of `dot` (None without Graphviz, or not `draw`); `dot` is bounded by the
     per-test timeout."""
-    if not draw or not graphviz_available():
-        return None
-    return render(dot, "svg", timeout).decode("utf-8")
+    return svg_text(dot, timeout) if draw else None
 
 
 def _not_drawn(name: str, exc: PisaMMError) -> str:

@@ -9,7 +9,14 @@ from pathlib import Path
 from pisa_mm.errors import PisaMMError
 from pisa_mm.runner.files import write_atomic
 
-__all__ = ["FORMATS", "GRAPHVIZ_HINT", "graphviz_available", "render", "write_picture"]
+__all__ = [
+    "FORMATS",
+    "GRAPHVIZ_HINT",
+    "graphviz_available",
+    "render",
+    "svg_text",
+    "write_picture",
+]
 
 FORMATS = ("svg", "png")
 GRAPHVIZ_HINT = "install Graphviz (Debian/Ubuntu: apt-get install graphviz)"
@@ -54,6 +61,12 @@ def render(dot_text: str, fmt: str, timeout: float | None = None) -> bytes:
         err = done.stderr.decode("utf-8", "replace").strip()
         raise PisaMMError.at(None, f"Graphviz's `dot` failed: {err}", "graphviz")
     return done.stdout
+
+
+def svg_text(dot_text: str, timeout: float | None = None) -> str | None:
+    """The SVG of `dot_text` to inline in a page (`timeout` as for `render`); None without
+    Graphviz, so that the page shows the DOT text instead."""
+    return render(dot_text, "svg", timeout).decode("utf-8") if graphviz_available() else None
 
 
 def write_picture(path: str, dot_text: str, fmt: str, timeout: float | None = None) -> None:

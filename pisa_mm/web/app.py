@@ -129,7 +129,7 @@ def _request(data: Any, config: ServeConfig) -> Request | JSONResponse:
     if model_text is not None and len(model_text.encode("utf-8")) > MAX_MODEL_BYTES:
         return _error(f"the model is {len(model_text.encode('utf-8'))} bytes; the explorer "
                       f"accepts models of at most {MAX_MODEL_BYTES} bytes", 413)  # fmt: skip
-    return Request(data["test"], model, model_text)
+    return Request(data["test"], model, model_text, config.budget.timeout)
 
 
 def _bounded(req: Request, config: ServeConfig, workers: Workers) -> Any:
