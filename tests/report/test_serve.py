@@ -129,3 +129,12 @@ def test_serve_listens_on_loopback_unless_told_otherwise(
 ) -> None:
     assert main(["serve", "--host", "0.0.0.0"]) == 2
     assert "--public" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_serve_rejects_absurd_timeouts_as_run_does(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", f"--timeout={value}"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --timeout:" in err and "Traceback" not in err
