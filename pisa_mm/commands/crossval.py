@@ -26,7 +26,7 @@ from pisa_mm.operational.relation import Comparison, classify, machine_model
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.runner.console import Console as Streams
 from pisa_mm.runner.job import Loaded, Status, cached_model, run_engines
-from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
 
 HELP = "cross-validate the operational machine against the axiomatic engine"
@@ -104,11 +104,11 @@ class CrossvalTask:
 
 def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
-    model = cached_model(args.model, tuple(args.model_path))
+    model = cached_model(args.model, model_path_of(args))
     axiom = default_engine()
     rows: list[_Row] = []
     console = Streams(len(files), "cross-validating")
-    task = CrossvalTask(args.model, axiom, tuple(args.model_path))
+    task = CrossvalTask(args.model, axiom, model_path_of(args))
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
     try:
         for i, record in enumerate(records):

@@ -33,7 +33,12 @@ from pisa_mm.report.diffexplain import (
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs, write_atomic
 from pisa_mm.runner.job import EngineTask, Status, cached_model
-from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.options import (
+    add_model_path_argument,
+    add_pool_arguments,
+    model_path_of,
+    plan_of,
+)
 from pisa_mm.runner.outcome import Exit, worst
 
 HELP = "list the tests whose verdict, states or flags differ between two models"
@@ -43,6 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", metavar="OLD", help="the model before: a .cat file or a name")
     parser.add_argument("new", metavar="NEW", help="the model after: a .cat file or a name")
     add_selection_arguments(parser)
+    add_model_path_argument(parser)
     add_engine_argument(parser)
     add_pool_arguments(parser)
     parser.add_argument(
@@ -68,8 +74,8 @@ def main(args: argparse.Namespace) -> int:
     changed; 4 when a test is unknown on either side; 2 for bad input; 3 for an internal
     error."""
     files = collect_tests(args.tests)
-    old = cached_model(args.old)
-    new = cached_model(args.new)  # a bad model is an error before any test runs
+    old = cached_model(args.old, model_path_of(args))
+    new = cached_model(args.new, model_path_of(args))  # bad models fail before any test
     if args.engine == "operational":
         raise PisaMMError.at(
             None, "diff compares two cat models; the operational machine reads none "
@@ -88,10 +94,10 @@ def main(args: argparse.Namespace) -> int:
         if args.json:
             write_atomic(args.json, _json_text(args, len(files), [], {}))
         return int(Exit.OK)
-    drawing = DiffPictures(args.html, old, new) if args.html else None
+    drawing = DiffPictures(args.html, old, new, args.timeout) if args.html else None
     explained: list[tuple[Explanation, EventStructure | None]] = []
     console = Console(len(files), "comparing")
-    task = EngineTask((args.old, args.new), engines)
+    task = EngineTask((args.old, args.new), engines, model_path_of(args))
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
     try:
         for i, record in enumerate(records):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import enum
 import sys
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, Generic, TypeVar
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
@@ -25,6 +26,7 @@ from pisa_mm.gen.sweep import Source, Sweep, generate, write_atomically
 HELP = "generate litmus tests from classic shapes or diy-style cycles, swept over PISA's parameters"
 
 T = TypeVar("T")
+E = TypeVar("E", bound=enum.Enum)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,46 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CYCLE",
         help='a diy-style cycle of edges, e.g. "PodWW Rfe PodRR Fre" (repeatable; see docs/gen.md)',
     )
-    parser.add_argument(
-        "--orders",
-        default="rlx",
-        metavar="LIST",
-        help="order schemes for unannotated accesses: weak, rlx, rel-acq, acq_rel, sync, sc, "
-        "or all (default: rlx)",
-    )
-    parser.add_argument(
-        "--scopes",
-        default="gpu",
-        metavar="LIST",
-        help="scopes of ordered accesses and fences: sg, wg, gpu, sys, or all (default: gpu)",
-    )
-    parser.add_argument(
-        "--spaces",
-        default="global",
-        metavar="LIST",
-        help="address spaces: global, shared, generic, or all (default: global)",
-    )
-    parser.add_argument(
-        "--placements",
-        default="diff-wg",
-        metavar="LIST",
-        help="thread placements: same-sg, same-wg, diff-wg, diff-gpu, host, or all "
-        "(default: diff-wg)",
-    )
-    parser.add_argument(
-        "--fences",
-        default="none",
-        metavar="LIST",
-        help="fences replacing each Pod edge: none, sc, acq_rel, rel-acq, sg, each optionally "
-        ".global/.shared/.generic (e.g. sc.generic), or all (default: none)",
-    )
-    parser.add_argument(
-        "--rmw",
-        default="none",
-        metavar="LIST",
-        help="replace each access in turn by an iatom: xchg, add, cas; none keeps the test "
-        "as it is (default: none; e.g. none,xchg for both)",
-    )
+    for option in LIST_OPTIONS:
+        option.add_to(parser)
     parser.add_argument(
         "-o",
         "--output",
@@ -101,53 +65,121 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _values(option: str, text: str, table: dict[str, T], every: tuple[T, ...]) -> tuple[T, ...]:
-    out: list[T] = []
-    for word in (w.strip() for w in text.split(",")):
-        if word == "all":
-            out.extend(v for v in every if v not in out)
-        elif word in table:
-            if table[word] not in out:
-                out.append(table[word])
-        else:
-            raise PisaMMError.at(
-                None,
-                f"unknown {option} value '{word}' (choose from {', '.join(table)}, all)",
-                "usage",
-            )
-    if not out:
-        raise PisaMMError.at(None, f"{option} needs at least one value", "usage")
-    return tuple(out)
+@dataclass(frozen=True, slots=True)
+class ListOption(Generic[T]):
+    """A comma-separated option whose words name values, `all` every one of `every`: its
+    help lists the words it parses (`shown`, else every word of `table`)."""
+
+    option: str
+    field: str
+    what: str
+    default: str
+    table: dict[str, T]
+    every: tuple[T, ...]
+    shown: tuple[str, ...] = ()
+    note: str = ""
+
+    def add_to(self, parser: argparse.ArgumentParser) -> None:
+        words = ", ".join(self.shown or tuple(self.table))
+        parser.add_argument(
+            self.option,
+            default=self.default,
+            metavar="LIST",
+            dest=self.field,
+            help=f"{self.what}: {words}{self.note}, or all (default: {self.default})",
+        )
+
+    def parse(self, text: str) -> tuple[T, ...]:
+        out: list[T] = []
+        for word in (w.strip() for w in text.split(",")):
+            if word == "all":
+                out.extend(v for v in self.every if v not in out)
+            elif word in self.table:
+                if self.table[word] not in out:
+                    out.append(self.table[word])
+            else:
+                raise PisaMMError.at(
+                    None,
+                    f"unknown {self.option} value '{word}' (choose from "
+                    f"{', '.join(self.table)}, all)",
+                    "usage",
+                )
+        if not out:
+            raise PisaMMError.at(None, f"{self.option} needs at least one value", "usage")
+        return tuple(out)
 
 
-def _fences(text: str) -> tuple[FenceChoice, ...]:
+def _words(enum: type[E]) -> dict[str, E]:
+    return {m.value: m for m in enum}
+
+
+def _fence_table() -> dict[str, FenceChoice]:
     table: dict[str, FenceChoice] = {}
-    every: list[FenceChoice] = []
     for kind in FenceKind:
         table[kind.value] = FenceChoice(kind)
-        every.append(FenceChoice(kind))
         if kind in (FenceKind.NONE, FenceKind.SG):
             continue
         for space in FenceSpace:
             table[f"{kind.value}.{space.value}"] = FenceChoice(kind, space)
-    return _values("--fences", text, table, tuple(every))
+    return table
+
+
+_RMW: dict[str, RmwKind | None] = {"none": None, **_words(RmwKind)}
+
+# The sweep's dimensions, in the order of --help; `field` is the Sweep's field.
+LIST_OPTIONS: tuple[ListOption[Any], ...] = (
+    ListOption(
+        "--orders",
+        "orders",
+        "order schemes for unannotated accesses",
+        "rlx",
+        _words(OrderScheme),
+        tuple(OrderScheme),
+    ),
+    ListOption(
+        "--scopes",
+        "scopes",
+        "scopes of ordered accesses and fences",
+        "gpu",
+        {**SCOPE_WORDS, "subgroup": Scope.SG, "workgroup": Scope.WG, "system": Scope.SYS},
+        tuple(Scope),
+        shown=tuple(SCOPE_WORDS),
+    ),
+    ListOption(
+        "--spaces", "spaces", "address spaces", "global", _words(SpaceChoice), tuple(SpaceChoice)
+    ),
+    ListOption(
+        "--placements",
+        "placements",
+        "thread placements",
+        "diff-wg",
+        _words(Placement),
+        tuple(Placement),
+    ),
+    ListOption(
+        "--fences",
+        "fences",
+        "fences replacing each Pod edge",
+        "none",
+        _fence_table(),
+        tuple(FenceChoice(kind) for kind in FenceKind),
+        shown=tuple(k.value for k in FenceKind),
+        note=", each optionally .global/.shared/.generic (e.g. sc.generic)",
+    ),
+    ListOption(
+        "--rmw",
+        "rmws",
+        "replace each access in turn by an iatom",
+        "none",
+        _RMW,
+        tuple(_RMW.values()),
+        note=" (none keeps the test as it is; e.g. none,xchg for both)",
+    ),
+)
 
 
 def parse_sweep(args: argparse.Namespace) -> Sweep:
-    scopes = dict(SCOPE_WORDS)
-    scopes.update({"subgroup": Scope.SG, "workgroup": Scope.WG, "system": Scope.SYS})
-    enum_table: Callable[[type[T]], dict[str, T]] = lambda e: {m.value: m for m in e}  # type: ignore[attr-defined]  # noqa: E731
-    rmw: dict[str, RmwKind | None] = {"none": None, **{k.value: k for k in RmwKind}}
-    return Sweep(
-        orders=_values("--orders", args.orders, enum_table(OrderScheme), tuple(OrderScheme)),
-        scopes=_values("--scopes", args.scopes, scopes, tuple(Scope)),
-        spaces=_values("--spaces", args.spaces, enum_table(SpaceChoice), tuple(SpaceChoice)),
-        placements=_values(
-            "--placements", args.placements, enum_table(Placement), tuple(Placement)
-        ),
-        fences=_fences(args.fences),
-        rmws=_values("--rmw", args.rmw, rmw, tuple(rmw.values())),
-    )
+    return Sweep(**{o.field: o.parse(getattr(args, o.field)) for o in LIST_OPTIONS})
 
 
 def sources(args: argparse.Namespace) -> list[Source]:

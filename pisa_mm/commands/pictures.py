@@ -28,7 +28,7 @@ from pisa_mm.report.graphs import (
 )
 from pisa_mm.report.herd import render_result
 from pisa_mm.report.html import DiffPage, Picture, TestPage, write_diff_report, write_suite_report
-from pisa_mm.report.render import GRAPHVIZ_HINT, graphviz_available, render
+from pisa_mm.report.render import GRAPHVIZ_HINT, graphviz_available, render, svg_text
 from pisa_mm.runner.files import write_atomic
 
 if TYPE_CHECKING:
@@ -89,12 +89,21 @@ def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.+-]", "_", name)[:80]
 
 
-def _svg(dot: str) -> str | None:
-    return render(dot, "svg").decode("utf-8") if graphviz_available() else None
+def _svg(dot: str, timeout: float | None, draw: bool = True) -> str | None:
+    """The SVG of `dot` (None without Graphviz, or not `draw`); `dot` is bounded by the
+    per-test timeout."""
+    return svg_text(dot, timeout) if draw else None
+
+
+def _not_drawn(name: str, exc: PisaMMError) -> str:
+    """Say on stderr that a test's pictures stopped (its result stands); the note."""
+    note = f"{name}: pictures not drawn: {exc.render().removeprefix('error: ')}"
+    print(f"error: {note}", file=sys.stderr)
+    return note
 
 
 def _question(
-    test: LitmusTest, es: EventStructure, model: Model, timeout: float | None
+    test: LitmusTest, es: EventStructure, model: Model, timeout: float | None, draw: bool = True
 ) -> tuple[str, Picture | None]:
     """The `query` answer for the condition's outcome and its picture."""
     from pisa_mm.smt.query import query
@@ -109,7 +118,8 @@ def _question(
     dot = query_graph(es, model, test.name, prop_text(prop), q)
     if dot is None:
         return text, None
-    return text, Picture(f"the condition's outcome: {q.answer.value}", _svg(dot), dot)
+    picture = Picture(f"the condition's outcome: {q.answer.value}", _svg(dot, timeout, draw), dot)
+    return text, picture
 
 
 def _expected_verdict(test: LitmusTest, model: Model) -> str | None:
@@ -193,10 +203,15 @@ class RunPictures:
             what = "executions" if self.all_executions else "final states"
             note = f"{test.name}: stopped at --max-graphs {graphs.limit}; more allowed {what} exist"
             print(f"note: {note}", file=sys.stderr)
-        if self.graphs_dir is not None:
-            self._write_graphs(test.name, graphs)
-        if self.html_dir is not None:
-            self._page(path, test, es, results, problems, graphs, note)
+        try:
+            if self.graphs_dir is not None:
+                self._write_graphs(test.name, graphs)
+            if self.html_dir is not None:
+                self._page(path, test, es, results, problems, graphs, note)
+        except PisaMMError as exc:  # `dot` past the budget: the run goes on, its result stands
+            note = _not_drawn(test.name, exc)
+            if self.html_dir is not None:  # the page, with the graphs as DOT text only
+                self._page(path, test, es, results, problems, graphs, note, draw=False)
 
     def _write_graphs(self, name: str, graphs: GraphSet) -> None:
         assert self.graphs_dir is not None
@@ -205,7 +220,7 @@ class RunPictures:
             stem = f"{_safe(name)}.{g.index}" if len(graphs.graphs) > 1 else _safe(name)
             write_atomic(root / f"{stem}.dot", g.dot)
             if graphviz_available():
-                write_atomic(root / f"{stem}.svg", render(g.dot, "svg"))
+                write_atomic(root / f"{stem}.svg", render(g.dot, "svg", self.timeout))
             elif not self.warned:
                 self.warned = True
                 print(
@@ -223,12 +238,14 @@ class RunPictures:
         problems: Sequence[str],
         graphs: GraphSet,
         note: str,
+        draw: bool = True,
     ) -> None:
         r = results[0]
-        text, why = _question(test, es, self.model, self.timeout)
+        text, why = _question(test, es, self.model, self.timeout, draw)
         pictures = [why] if why is not None else []
         for g in graphs.graphs:
-            pictures.append(Picture(f"allowed: {g.title}", _svg(g.dot), g.dot))
+            svg = _svg(g.dot, self.timeout, draw)
+            pictures.append(Picture(f"allowed: {g.title}", svg, g.dot))
         self.pages.append(
             TestPage(
                 path=path,
@@ -294,6 +311,7 @@ class DiffPictures:
     html_dir: str
     old: Model
     new: Model
+    timeout: float | None = None  # the per-test --timeout, which bounds `dot` too
     pages: list[DiffPage] = field(default_factory=list)
     total: int = 0
 
@@ -306,11 +324,17 @@ class DiffPictures:
         if x.state is not None:
             state_text = str(x.state.state)
             axiom = ", ".join(x.state.axioms)
-            for k, (model, q) in enumerate(zip((self.old, self.new), x.state.answers, strict=True)):
-                dot = query_graph(es, model, test.name, state_text, q)
-                if dot is not None:
-                    caption = f"{state_text} {q.answer.value} under {model.name}"
-                    pics[k] = Picture(caption, _svg(dot), dot)
+            try:
+                for k, (model, q) in enumerate(
+                    zip((self.old, self.new), x.state.answers, strict=True)
+                ):
+                    dot = query_graph(es, model, test.name, state_text, q)
+                    if dot is not None:
+                        caption = f"{state_text} {q.answer.value} under {model.name}"
+                        pics[k] = Picture(caption, _svg(dot, self.timeout), dot)
+            except PisaMMError as exc:  # `dot` past the budget: the page, without pictures
+                _not_drawn(test.name, exc)
+                pics = [None, None]
         elif x.note:
             print(f"note: {test.name}: no graphs: {x.note}", file=sys.stderr)
         self.pages.append(

@@ -22,7 +22,7 @@ from pisa_mm.outcomes.model import Verdict
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import EngineTask, Status, cached_model
-from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
 
 HELP = "record the current results of litmus tests as their expectations (X.litmus.expected)"
@@ -48,7 +48,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     """Expectations are recorded at each test's own unroll bound (its metadata, else 2)."""
     files = collect_tests(args.tests)
-    model = cached_model(args.model, tuple(args.model_path))
+    model = cached_model(args.model, model_path_of(args))
     # By default every exact engine: an expectation is recorded only where they agree, and
     # with herd's execution counts (the explicit engine counts executions).
     engines = engine_names(args.engine, model, default="exact")
@@ -65,7 +65,7 @@ def main(args: argparse.Namespace) -> int:
     counts = {"created": 0, "updated": 0, "unchanged": 0}
     errors = disagreeing = unknown = crashed = 0
     console = Console(len(files), "promoting")
-    task = EngineTask((args.model,), engines, tuple(args.model_path))
+    task = EngineTask((args.model,), engines, model_path_of(args))
     try:
         for i, record in enumerate(
             run_tests(files, task, plan_of(args), unroll=None, strict=args.strict)

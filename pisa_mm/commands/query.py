@@ -17,7 +17,12 @@ from pisa_mm.report.graphs import query_graph
 from pisa_mm.report.render import FORMATS, write_picture
 from pisa_mm.runner.files import check_outputs, write_atomic
 from pisa_mm.runner.job import Spent, under_budget
-from pisa_mm.runner.options import add_budget_arguments, budget_of
+from pisa_mm.runner.options import (
+    add_budget_arguments,
+    add_model_path_argument,
+    budget_of,
+    model_path_of,
+)
 from pisa_mm.runner.outcome import Exit
 from pisa_mm.smt.query import Allowed, QueryResult, query
 
@@ -39,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help=f"a shipped model name or a .cat file (default: {DEFAULT_MODEL})",
     )
+    add_model_path_argument(parser)
     parser.add_argument(
         "--dot", metavar="FILE", help="write the witness (or a violating execution) as Graphviz"
     )
@@ -75,7 +81,7 @@ def main(args: argparse.Namespace) -> int:
     for w in test.warnings:
         print(w, file=sys.stderr)
     prop = parse_prop(args.outcome, test)
-    model = load_model(args.model)
+    model = load_model(args.model, model_path_of(args))
 
     def work() -> tuple[EventStructure, QueryResult]:
         es = build(test, unroll=test_unroll(test, args.unroll))
@@ -100,4 +106,4 @@ def _write_pictures(args: argparse.Namespace, dot: str) -> None:
     for fmt in FORMATS:
         path = getattr(args, fmt)
         if path:
-            write_picture(path, dot, fmt)
+            write_picture(path, dot, fmt, args.timeout)

@@ -34,7 +34,12 @@ from pisa_mm.runner.job import (
     run_engines,
     test_unroll,
 )
-from pisa_mm.runner.options import add_pool_arguments, plan_of
+from pisa_mm.runner.options import (
+    add_model_path_argument,
+    add_pool_arguments,
+    model_path_of,
+    plan_of,
+)
 from pisa_mm.runner.outcome import Exit, worst
 from pisa_mm.runner.pool import Plan, execute
 from pisa_mm.runner.reporters import (
@@ -156,14 +161,7 @@ def add_model_argument(parser: argparse.ArgumentParser) -> None:
         metavar="NAME|PATH",
         help=f"a shipped model name or a .cat file (default: {DEFAULT_MODEL})",
     )
-    parser.add_argument(
-        "--model-path",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="a directory where the model's `include`s may also be found (repeatable); "
-        "includes never read outside the model's own directory, these and the shipped models",
-    )
+    add_model_path_argument(parser)
 
 
 def add_engine_argument(parser: argparse.ArgumentParser) -> None:
@@ -345,7 +343,7 @@ def main(args: argparse.Namespace) -> int:
     from pisa_mm.outcomes.expectations import expected_path
 
     files = collect_tests(args.tests)
-    model = cached_model(args.model, tuple(args.model_path))
+    model = cached_model(args.model, model_path_of(args))
     # the expectation files are inputs too
     check_outputs([args.json, args.junit], [*files, *(expected_path(f, model.name) for f in files)])
     engines = engine_names(args.engine, model)
@@ -362,7 +360,7 @@ def main(args: argparse.Namespace) -> int:
     console = Console(len(files), "running")
     reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
-    task = EngineTask((args.model,), engines, tuple(args.model_path))
+    task = EngineTask((args.model,), engines, model_path_of(args))
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
     try:
         for i, record in enumerate(records):

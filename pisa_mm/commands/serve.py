@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from pisa_mm.errors import PisaMMError
+from pisa_mm.runner.budget import Budget, parse_seconds
 
 HELP = "serve a local web explorer: edit a litmus test, pick a model, run it, see its graphs"
 
@@ -33,7 +34,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--timeout",
-        type=float,
+        type=parse_seconds,
         default=DEFAULT_TIMEOUT,
         metavar="S",
         help=f"stop a run after S seconds (default: {DEFAULT_TIMEOUT:g})",
@@ -68,16 +69,14 @@ def main(args: argparse.Namespace) -> int:
             None, f"--host {args.host} is not a loopback address: the explorer runs "
             "whatever it is sent, so add --public to serve beyond this machine", "usage"
         )  # fmt: skip
-    if args.timeout <= 0 or args.memory < 256 or not 1 <= args.port <= 65535:
+    if args.memory < 256 or not 1 <= args.port <= 65535:
         raise PisaMMError.at(
-            None, "--timeout must be positive, --memory at least 256 MiB, and --port in "
-            "1..65535", "usage"
+            None, "--memory must be at least 256 MiB, and --port in 1..65535", "usage"
         )  # fmt: skip
     try:
         import uvicorn
 
         from pisa_mm.web.app import DEFAULT_SUITE, ServeConfig, create_app
-        from pisa_mm.web.bounded import Limits, preload
     except ModuleNotFoundError as exc:
         raise PisaMMError.at(
             None, f"pisa-mm serve needs the `serve` extra ({exc.name} is missing): "
@@ -86,8 +85,7 @@ def main(args: argparse.Namespace) -> int:
     suite = Path(args.suite) if args.suite else DEFAULT_SUITE
     if args.suite and not suite.is_dir():
         raise PisaMMError.at(None, f"no such directory: {args.suite}", "io")
-    preload(["pisa_mm.web.explore"])
-    config = ServeConfig(suite, Limits(args.timeout, args.memory << 20))
+    config = ServeConfig(suite, Budget(args.timeout, args.memory << 20))
     print(f"pisa-mm explorer on http://{args.host}:{args.port}/ (Ctrl-C stops it)", file=sys.stderr)
     uvicorn.run(create_app(config), host=args.host, port=args.port, log_level="warning")
     return 0

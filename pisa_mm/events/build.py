@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import deps as dp
 from pisa_mm.events import semantics as sem
+from pisa_mm.events.addressing import allowed_spaces, is_target, owns
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.layout import Layout, Variable
 from pisa_mm.events.model import (
@@ -64,14 +65,6 @@ _REGION = {
 _ALIGN = 16
 
 _BOTH = frozenset({Space.GLOBAL, Space.SHARED})
-_ATOMIC_SPACES = _BOTH  # an atomic's generic address must point to global or shared (PISA 8)
-_WEAK_GENERIC = frozenset({Space.GLOBAL, Space.SHARED, Space.PRIVATE, Space.CONST})
-_QUAL = {
-    AddrSpace.GLOBAL: Space.GLOBAL,
-    AddrSpace.SHARED: Space.SHARED,
-    AddrSpace.PRIVATE: Space.PRIVATE,
-    AddrSpace.CONST: Space.CONST,
-}
 
 
 # ---------------------------------------------------------------- layout and placement
@@ -332,13 +325,7 @@ class _Builder:
         return None
 
     def _allowed(self, qual: AddrSpace, atomic: bool, thread: int) -> frozenset[Space]:
-        if qual is AddrSpace.GENERIC:
-            spaces = _ATOMIC_SPACES if atomic else _WEAK_GENERIC
-        else:
-            spaces = frozenset({_QUAL[qual]})
-        if self.places[thread].host:
-            spaces &= {Space.GLOBAL, Space.CONST}
-        return spaces
+        return allowed_spaces(qual, atomic, self.places[thread].host)
 
     def _resolve(
         self,
@@ -382,14 +369,10 @@ class _Builder:
             )
         locs: set[Location] = set()
         for var in self.layout.variables:
-            if var.space not in allowed or var.width != width:
-                continue
-            if write and var.space is Space.CONST:
-                continue
-            decl = self.decls.get(var.name)
-            if var.space is Space.PRIVATE and not self._owns(var.name, thread):
-                continue
-            if decl is None:
+            owned = var.space is not Space.PRIVATE or self._owns(var.name, thread)
+            if var.name not in self.decls or not is_target(
+                var, allowed, width, write=write, owned=owned
+            ):
                 continue
             inst = self._instance(var.space, thread, span)
             locs.update(Location(var.name, i * nbytes, inst, var.space) for i in range(var.count))
@@ -400,11 +383,7 @@ class _Builder:
         return frozenset(locs)
 
     def _owns(self, name: str, thread: int) -> bool:
-        return any(
-            d.name == name and d.thread in (None, thread)
-            for d in self.test.variables
-            if d.space is Space.PRIVATE
-        )
+        return owns(self.test.variables, name, thread)
 
     def _check_private(self, var: Variable, thread: int, span: Span) -> None:
         if var.space is Space.PRIVATE and not self._owns(var.name, thread):

@@ -395,6 +395,8 @@ class RegObs:
     elem: int | None = None
     # the float format when the register is float-typed; not part of the identity
     fmt: FpFormat | None = field(default=None, compare=False)
+    # the value's width in bits (None: not known); not part of the identity
+    width: int | None = field(default=None, compare=False)
 
     def __str__(self) -> str:
         r = self.reg if self.elem is None else f"{self.reg}.{'xyzw'[self.elem]}"
@@ -413,6 +415,8 @@ class MemObs:
     gpu: int | None = None
     # the float format when the variable is float-typed; not part of the identity
     fmt: FpFormat | None = field(default=None, compare=False)
+    # the value's width in bits (None: not known); not part of the identity
+    width: int | None = field(default=None, compare=False)
 
     @property
     def instance(self) -> tuple[int, int] | None:

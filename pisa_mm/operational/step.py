@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import semantics as sem
+from pisa_mm.events.addressing import QUALIFIED, allowed_spaces, is_target, owns
 from pisa_mm.events.build import make_layout, placements
 from pisa_mm.events.kinds import Kind, Order, Scope, Space
 from pisa_mm.events.layout import Layout
@@ -58,19 +59,7 @@ from pisa_mm.values.expr import BOOL, Const, Expr
 
 ACQUIRING = frozenset({Order.ACQ, Order.ACQ_REL, Order.SC})
 RELEASING = frozenset({Order.REL, Order.ACQ_REL, Order.SC})
-_QUAL = {
-    AddrSpace.GLOBAL: Space.GLOBAL,
-    AddrSpace.SHARED: Space.SHARED,
-    AddrSpace.PRIVATE: Space.PRIVATE,
-    AddrSpace.CONST: Space.CONST,
-}
 _LOCAL_SPACES = frozenset({Space.PRIVATE, Space.CONST})
-# What a computed address may point to (as the event builder resolves it): a generic atomic
-# reaches global or shared memory (PISA 8), a generic weak access any space; a host thread
-# only global and const memory.
-_ATOMIC_GENERIC = frozenset({Space.GLOBAL, Space.SHARED})
-_WEAK_GENERIC = frozenset({Space.GLOBAL, Space.SHARED, Space.PRIVATE, Space.CONST})
-_HOST_SPACES = frozenset({Space.GLOBAL, Space.CONST})
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,7 +235,7 @@ class Machine:
         if found is None:
             raise PisaMMError.at(span, f"address {address:#x} does not point into any variable")
         var, off = found
-        qual = _QUAL.get(space)
+        qual = QUALIFIED.get(space)
         if qual is not None and var.space is not qual:
             raise PisaMMError.at(
                 span, f"a .{space.value} access to @{var.name}, a .{var.space.value} variable"
@@ -286,24 +275,11 @@ class Machine:
         if found is None:
             return address
         var, off = found
-        qual = _QUAL.get(op.space)
-        if qual is not None:
-            spaces = frozenset({qual})
-        else:
-            spaces = _ATOMIC_GENERIC if atomic else _WEAK_GENERIC
-        if self.places[t].host:
-            spaces &= _HOST_SPACES
+        # the builder's rule (events/addressing.py), on the one address this run computed
+        allowed = allowed_spaces(op.space, atomic, self.places[t].host)
+        owned = var.space is not Space.PRIVATE or owns(self.test.variables, var.name, t)
         write = not isinstance(op, Load)
-        owned = var.space is not Space.PRIVATE or any(
-            d.name == var.name and d.thread in (None, t) for d in self.test.variables
-        )
-        if (
-            var.space not in spaces
-            or var.width != width
-            or off % (width // 8)
-            or (write and var.space is Space.CONST)
-            or not owned
-        ):
+        if off % (width // 8) or not is_target(var, allowed, width, write=write, owned=owned):
             return address
         return None
 

@@ -8,12 +8,14 @@ The grammar is that of herdtools7's tools/lexLog_tools.mll (the `main`/`pstate`/
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
+from pisa_mm.litmus.program import Observable
 from pisa_mm.outcomes.condition import observation
 from pisa_mm.outcomes.model import TestResult, Verdict
 from pisa_mm.report.herd import KIND_OF_QUANTIFIER
 
-__all__ = ["herd_condition", "herd_location", "render_herd_log"]
+__all__ = ["herd_condition", "herd_location", "herd_value", "render_herd_log"]
 
 # herd's validation words (lexLog_tools.mll `validation`): a solver that gave up is `??`.
 _VALIDATION = {Verdict.OK: "Ok", Verdict.NO: "No", Verdict.UNKNOWN: "??"}
@@ -39,9 +41,34 @@ def herd_location(text: str) -> str:
     return _OBSERVABLE.sub(_rename, text)
 
 
-def herd_condition(text: str) -> str:
-    """A condition in herd's syntax: herd's names, and `=>` for implication."""
+# An atom of a condition's text (prop_text): an observable, `=` or `!=`, an integer.
+_ATOM = re.compile(
+    rf"(?P<obs>(?:{_OBSERVABLE.pattern})(?:\[[0-9]+\])?)(?P<op>!?=)(?P<v>[0-9]+)\b(?!\.)"
+)
+
+
+def herd_condition(text: str, typed: Mapping[str, Observable] | None = None) -> str:
+    """A condition in herd's syntax: herd's names, `=>` for implication, and the values of
+    the observables in `typed` (by their text) as `herd_value` prints them."""
+    if typed:
+
+        def signed(m: re.Match[str]) -> str:
+            value = herd_value(int(m.group("v")), typed.get(m.group("obs")))
+            return f"{m.group('obs')}{m.group('op')}{value}"
+
+        text = _ATOM.sub(signed, text)
     return herd_location(text).replace(" -> ", " => ")
+
+
+def herd_value(value: int, obs: Observable | None) -> int:
+    """A final value as herd prints it: herd types every location and register (a plain
+    one is an `int`) and prints a signed type's value signed (herdtools7's typed printing),
+    so PISA's untyped `.32b`/`.64b` bit patterns print as signed integers of their width:
+    4294967295 in a 32-bit register is -1. A float-typed value keeps its bits."""
+    width = obs.width if obs is not None and obs.fmt is None else None
+    if width is None or not 0 <= value < 1 << width:
+        return value
+    return value - (1 << width) if value >> (width - 1) else value
 
 
 def render_herd_log(result: TestResult) -> str:
@@ -55,13 +82,16 @@ def render_herd_log(result: TestResult) -> str:
     name = result.name
     lines = [f"Test {name} {KIND_OF_QUANTIFIER[result.quantifier]}"]
     lines.append(f"States {len(result.states)}")
+    typed = {str(o): o for o in result.observables}
     for state in sorted(result.states):
-        lines.append(" ".join(f"{herd_location(k)}={v};" for k, v in state.values))
+        lines.append(
+            " ".join(f"{herd_location(k)}={herd_value(v, typed.get(k))};" for k, v in state.values)
+        )
     lines.append(("Loop " if result.cut else "") + _VALIDATION[result.verdict])
     lines.append("Witnesses")
     lines.append(f"Positive: {result.positive} Negative: {result.negative}")
     lines.extend(f"Flag {flag}" for flag in sorted({f.name for f in result.flags}))
-    lines.append(f"Condition {herd_condition(result.condition_text)}")
+    lines.append(f"Condition {herd_condition(result.condition_text, typed)}")
     obs = (
         "Unknown"
         if result.verdict is Verdict.UNKNOWN

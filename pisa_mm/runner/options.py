@@ -14,7 +14,31 @@ from pisa_mm.runner.budget import (
 )
 from pisa_mm.runner.pool import Plan
 
-__all__ = ["add_budget_arguments", "add_pool_arguments", "budget_of", "plan_of"]
+__all__ = [
+    "add_budget_arguments",
+    "add_model_path_argument",
+    "add_pool_arguments",
+    "budget_of",
+    "model_path_of",
+    "plan_of",
+]
+
+
+def add_model_path_argument(parser: argparse.ArgumentParser) -> None:
+    """`--model-path DIR` (repeatable), for every command that loads a model from a file."""
+    parser.add_argument(
+        "--model-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a directory where the model's `include`s may also be found (repeatable); "
+        "includes never read outside the model's own directory, these and the shipped models",
+    )
+
+
+def model_path_of(args: argparse.Namespace) -> tuple[str, ...]:
+    """The `--model-path` directories, in order (the search path of `load_model`)."""
+    return tuple(args.model_path)
 
 
 def add_budget_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,17 +9,22 @@ imports and models already loaded.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import traceback
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pisa_mm.runner.budget import Budget
-from pisa_mm.runner.guard import ignore_interrupts
-from pisa_mm.runner.job import Job, Record, Status, run_job
+from pisa_mm.runner.guard import check_interrupted, ignore_interrupts
+from pisa_mm.runner.job import Job, Record, Spent, Status, run_job, under_budget
 
-__all__ = ["GRACE", "Plan", "execute"]
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+__all__ = ["GRACE", "Plan", "Workers", "call", "execute"]
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 # A worker whose test overruns its timeout by this much (stuck in native code other than
 # Z3, which the in-worker deadline interrupts) is killed and replaced.
@@ -60,9 +65,8 @@ def _init_worker() -> None:
 def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> Iterator[Record[T]]:
     # imported here: a single in-process test never pays for them (start-up time)
     import multiprocessing
-    from concurrent.futures import TimeoutError as FutureTimeout
 
-    from pebble import ProcessExpired, ProcessPool
+    from pebble import ProcessPool
 
     kill_after = None if budget.timeout is None else budget.timeout + GRACE
     pool = ProcessPool(
@@ -71,22 +75,80 @@ def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> It
     try:
         futures = [pool.schedule(run_job, (job, budget), timeout=kill_after) for job in jobs]
         for job, future in zip(jobs, futures, strict=True):
-            try:
-                record: Record[T] = future.result()
-            except FutureTimeout:
-                record = Record(
-                    job.path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s"
-                )
-            except ProcessExpired as exc:
-                record = Record(
-                    job.path,
-                    Status.CRASH,
-                    message=f"the worker process running it died (exit code {exc.exitcode})",
-                )
-            except Exception as exc:  # e.g. a result that does not pickle: a bug
-                record = Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
-            yield record
+            yield _collect(job.path, future, budget)
     finally:
         # normal end, an interrupt or a closed stdout: stop at once, killing busy workers
         pool.stop()  # type: ignore[no-untyped-call]
         pool.join()
+
+
+def _collect(path: str, future: Future[Record[T]], budget: Budget) -> Record[T]:
+    """The record a pool's task gave, or the one its killed or dead worker stands for."""
+    from concurrent.futures import TimeoutError as FutureTimeout
+
+    from pebble import ProcessExpired
+
+    try:
+        return future.result()
+    except FutureTimeout:
+        return Record(path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s")
+    except ProcessExpired as exc:
+        return Record(
+            path,
+            Status.CRASH,
+            message=f"the worker process running it died (exit code {exc.exitcode})",
+        )
+    except Exception as exc:  # e.g. a result that does not pickle: a bug
+        return Record(path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
+
+
+def call(path: str, fn: Callable[[A], T], arg: A, budget: Budget) -> Record[T]:
+    """`fn(arg)` under `budget`, as a record named `path` (what a Workers task runs); `fn`
+    reports bad input in its own value, so every exception it lets out is a crash."""
+    try:
+        return Record(path, Status.DONE, under_budget(budget, lambda: fn(arg)))
+    except Spent as spent:
+        check_interrupted()
+        return Record(path, spent.status, message=spent.message)
+    except Exception:
+        check_interrupted()
+        return Record(path, Status.CRASH, message=traceback.format_exc())
+
+
+class Workers:
+    """Worker processes that outlive one command, for a server: each `run` is one `call` in
+    a worker, bounded by its budget there and, should the worker hang in native code, by
+    the pool, which kills and replaces it GRACE seconds later.
+
+    `context` is a multiprocessing start method: a server with threads wants "forkserver"
+    (workers forked from a clean single-threaded process), with `preload` (module names)
+    imported there once so that each worker starts warm."""
+
+    def __init__(self, workers: int, *, context: str = "fork", preload: Sequence[str] = ()) -> None:
+        import multiprocessing
+
+        from pebble import ProcessPool
+
+        ctx = multiprocessing.get_context(context)
+        if preload and context == "forkserver":
+            ctx.set_forkserver_preload(list(preload))
+        self._pool = ProcessPool(max_workers=workers, initializer=_init_worker, context=ctx)
+
+    def run(self, path: str, fn: Callable[[A], T], arg: A, budget: Budget) -> Record[T]:
+        """`call(path, fn, arg, budget)` in a worker; blocks until its record is back."""
+        kill_after = None if budget.timeout is None else budget.timeout + GRACE
+        future: Future[Record[T]] = self._pool.schedule(
+            call, (path, fn, arg, budget), timeout=kill_after
+        )
+        return _collect(path, future, budget)
+
+    def close(self) -> None:
+        """Stop the workers, killing busy ones."""
+        self._pool.stop()  # type: ignore[no-untyped-call]
+        self._pool.join()
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,10 @@ from starlette.staticfiles import StaticFiles
 
 from pisa_mm.cat.loader import SHIPPED_MODELS
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
-from pisa_mm.web.bounded import Limits, run_bounded
-from pisa_mm.web.explore import MAX_MODEL_BYTES, MAX_TEST_BYTES, Request, explore
+from pisa_mm.runner.budget import Budget
+from pisa_mm.runner.job import Status
+from pisa_mm.runner.pool import Workers
+from pisa_mm.web.explore import MAX_MODEL_BYTES, MAX_TEST_BYTES, TEST_FILE, Request, explore
 
 __all__ = ["DEFAULT_SUITE", "ServeConfig", "create_app", "suite_tests"]
 
@@ -31,12 +34,11 @@ _MAX_BODY = 2 * (MAX_TEST_BYTES + MAX_MODEL_BYTES) + 4096
 
 @dataclass(frozen=True, slots=True)
 class ServeConfig:
-    """`limits` bound each run's worker; the engines get `limits.seconds` less a margin so
-    that a slow solver answers Unknown before the worker is killed; `concurrent` runs at
-    most at once."""
+    """`budget` bounds each run (the runner's per-test budget, in a worker of the runner's
+    pool); `concurrent` workers run at most that many at once, the others wait."""
 
     suite: Path | None
-    limits: Limits
+    budget: Budget
     concurrent: int = 2
 
 
@@ -56,7 +58,18 @@ def _error(message: str, status: int) -> JSONResponse:
 
 def create_app(config: ServeConfig) -> Starlette:
     tests = suite_tests(config.suite)
-    gate = threading.BoundedSemaphore(config.concurrent)
+    workers: list[Workers] = []
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # forkserver: workers fork from a clean single-threaded process (the server has
+        # threads), with the engines already imported there
+        pool = Workers(config.concurrent, context="forkserver", preload=["pisa_mm.web.explore"])
+        workers.append(pool)
+        try:
+            yield
+        finally:
+            pool.close()
 
     async def index(_: HttpRequest) -> Response:
         return FileResponse(STATIC / "index.html", media_type="text/html")
@@ -87,9 +100,10 @@ def create_app(config: ServeConfig) -> Starlette:
         req = _request(data, config)
         if isinstance(req, JSONResponse):
             return req
-        return JSONResponse(await run_in_threadpool(_bounded, req, config, gate))
+        return JSONResponse(await run_in_threadpool(_bounded, req, config, workers[0]))
 
     return Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", index),
             Route("/api/tests", list_tests),
@@ -97,7 +111,7 @@ def create_app(config: ServeConfig) -> Starlette:
             Route("/api/models", models),
             Route("/api/run", run, methods=["POST"]),
             Mount("/static", StaticFiles(directory=STATIC), name="static"),
-        ]
+        ],
     )
 
 
@@ -115,22 +129,22 @@ def _request(data: Any, config: ServeConfig) -> Request | JSONResponse:
     if model_text is not None and len(model_text.encode("utf-8")) > MAX_MODEL_BYTES:
         return _error(f"the model is {len(model_text.encode('utf-8'))} bytes; the explorer "
                       f"accepts models of at most {MAX_MODEL_BYTES} bytes", 413)  # fmt: skip
-    # the engines stop a little before the worker is killed, and answer Unknown
-    budget = max(1.0, config.limits.seconds * 0.8)
-    return Request(data["test"], model, model_text, budget)
+    return Request(data["test"], model, model_text, config.budget.timeout)
 
 
-def _bounded(req: Request, config: ServeConfig, gate: threading.BoundedSemaphore) -> Any:
-    with gate:
-        outcome = run_bounded(explore, req, config.limits)
-    if outcome.failure is None:
-        return outcome.value
-    seconds, mib = config.limits.seconds, config.limits.memory // (1 << 20)
+def _bounded(req: Request, config: ServeConfig, workers: Workers) -> Any:
+    record = workers.run(TEST_FILE, explore, req, config.budget)
+    if record.status is Status.DONE:
+        return record.value
+    seconds, mib = config.budget.timeout, (config.budget.max_memory or 0) >> 20
     message = {
-        "timeout": f"the run took longer than {seconds:g} s and was stopped "
+        Status.TIMEOUT: f"the run took longer than {seconds:g} s and was stopped "
         "(the server's --timeout)",
-        "memory": f"the run needed more than {mib} MiB and was stopped (the server's --memory)",
-        "crash": f"the run stopped without an answer: it ran out of memory ({mib} MiB, the "
+        Status.MEMORY: f"the run needed more than {mib} MiB and was stopped "
+        "(the server's --memory)",
+    }.get(
+        record.status,
+        f"the run stopped without an answer: it ran out of memory ({mib} MiB, the "
         "server's --memory) or hit an internal error of pisa-mm",
-    }[outcome.failure]
+    )
     return {"ok": False, "diagnostics": [{"severity": "error", "text": message, "line": None}]}

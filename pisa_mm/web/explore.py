@@ -18,7 +18,7 @@ from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import condition_question, execution_graphs, query_graph
 from pisa_mm.report.herd import render_result
-from pisa_mm.report.render import graphviz_available, render
+from pisa_mm.report.render import graphviz_available, svg_text
 from pisa_mm.smt.query import query
 from pisa_mm.smt.solver import Budget
 
@@ -43,13 +43,14 @@ MAX_STATE_GRAPHS = 6
 
 @dataclass(frozen=True, slots=True)
 class Request:
-    """A litmus text, a shipped model name or an uploaded model's text, and the engines'
-    own time budget (below the worker's hard limit, so that a slow solver answers Unknown)."""
+    """A litmus text, and a shipped model name or an uploaded model's text. The server's
+    per-run budget bounds the work (web/app.py); `timeout`, its seconds, also bounds each
+    Graphviz `dot` run, a process of its own."""
 
     test: str
     model: str
     model_text: str | None
-    timeout: float
+    timeout: float | None = None
 
 
 def _shippable_includes() -> frozenset[str]:
@@ -107,10 +108,6 @@ def _diagnostics(exc: PisaMMError) -> dict[str, Any]:
     return {"ok": False, "diagnostics": out}
 
 
-def _svg(dot: str) -> str | None:
-    return render(dot, "svg").decode("utf-8") if graphviz_available() else None
-
-
 def explore(req: Request) -> dict[str, Any]:
     """The JSON answer to one request: the result, its explanation and graphs, or the
     located diagnostics of a bad test or model (never a traceback)."""
@@ -127,21 +124,27 @@ def _explore(req: Request) -> dict[str, Any]:
     test = parse_test(req.test, TEST_FILE)
     es = build(test, unroll=test_unroll(test, None))
     engine = default_engine()
-    options = EngineOptions(unroll=es.unroll, timeout=req.timeout)
+    options = EngineOptions(unroll=es.unroll)
     result = get_engine(engine)(test, es, model, options)
     prop = condition_question(test)
-    q = query(test, es, model, prop, Budget(timeout=req.timeout))
+    q = query(test, es, model, prop, Budget())
     outcome = prop_text(prop)
     why = query_graph(es, model, test.name, outcome, q)
     graphs = execution_graphs(test, es, model, limit=MAX_STATE_GRAPHS)
     pictures = []
     if why is not None:
-        pictures.append({"caption": f"{outcome}: {q.answer.value}", "svg": _svg(why), "dot": why})
+        pictures.append(
+            {
+                "caption": f"{outcome}: {q.answer.value}",
+                "svg": svg_text(why, req.timeout),
+                "dot": why,
+            }
+        )
     for g in graphs.graphs:
         pictures.append(
             {
                 "caption": f"allowed: {g.title if g.state is None else g.state}",
-                "svg": _svg(g.dot),
+                "svg": svg_text(g.dot, req.timeout),
                 "dot": g.dot,
             }
         )

@@ -6,17 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import LB, MP, write
+from cli_helpers import LB, MP, Capture, pisa_mm, write
 
-from pisa_mm import cli
 from pisa_mm.cat.loader import MODELS_DIR
 from pisa_mm.runner import job as job_mod
-
-Capture = pytest.CaptureFixture[str]
-
-
-def pisa_mm(*argv: str) -> int:
-    return cli.main(list(argv))
 
 
 def suite(tmp_path: Path) -> Path:

@@ -6,17 +6,11 @@ import json
 from pathlib import Path
 
 import pytest
-from cli_helpers import LB, MP, write
+from cli_helpers import LB, MP, Capture, pisa_mm, write
 
-from pisa_mm import cli
 from pisa_mm.runner.outcome import Exit
 
 ROOT = Path(__file__).resolve().parents[2]
-Capture = pytest.CaptureFixture[str]
-
-
-def pisa_mm(*argv: str) -> int:
-    return cli.main(list(argv))
 
 
 def test_diff_explains_load_buffering_by_no_thin_air(tmp_path: Path, capsys: Capture) -> None:

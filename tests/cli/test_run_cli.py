@@ -7,9 +7,8 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from cli_helpers import BAD, LB, MP, write
+from cli_helpers import BAD, LB, MP, Capture, pisa_mm, write
 
-from pisa_mm import cli
 from pisa_mm.cat import load_model
 from pisa_mm.commands import run as run_cmd
 from pisa_mm.engines import EngineOptions
@@ -17,12 +16,6 @@ from pisa_mm.explicit.engine import run_test as explicit_run_test
 from pisa_mm.outcomes.model import State, Verdict
 from pisa_mm.report.herd import render_result
 from pisa_mm.runner import job as job_mod
-
-Capture = pytest.CaptureFixture[str]
-
-
-def pisa_mm(*argv: str) -> int:
-    return cli.main(list(argv))
 
 
 def test_run_prints_herd_blocks_and_a_summary(tmp_path: Path, capsys: Capture) -> None:

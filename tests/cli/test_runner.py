@@ -8,19 +8,12 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from cli_helpers import BAD, LB, MP, write
+from cli_helpers import BAD, LB, MP, Capture, pisa_mm, write
 
-from pisa_mm import cli
 from pisa_mm.commands import run as run_cmd
 from pisa_mm.explicit.engine import run_test as explicit_run_test
 from pisa_mm.runner import job as job_mod
 from pisa_mm.runner.outcome import Exit, worst
-
-Capture = pytest.CaptureFixture[str]
-
-
-def pisa_mm(*argv: str) -> int:
-    return cli.main(list(argv))
 
 
 def _suite(tmp_path: Path, n: int = 6) -> Path:

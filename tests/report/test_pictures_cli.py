@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import re
+import time
 from pathlib import Path
 from xml.etree import ElementTree
 
@@ -142,3 +144,57 @@ def test_a_raced_execution_draws_its_flag_witness(
             (edge,) = flagged
             assert edge.get("dir") == "none" and "data-race" in g.get("label")
     assert raced >= 1
+
+
+@pytest.fixture
+def slow_dot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Graphviz `dot` that never finishes drawing."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    dot = bin_dir / "dot"
+    dot.write_text("#!/bin/sh\nexec sleep 60\n")
+    dot.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_query_stops_dot_at_the_per_test_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], slow_dot: None
+) -> None:
+    svg, dot = tmp_path / "mp.svg", tmp_path / "mp.dot"
+    start = time.monotonic()
+    argv = ["query", str(MP), "--outcome", FORBIDDEN, "--svg", str(svg), "--dot", str(dot)]
+    assert main([*argv, "--timeout", "2"]) == 2
+    assert time.monotonic() - start < 30
+    err = capsys.readouterr().err
+    assert "drawing the graph took more than 2 s (the per-test --timeout) [graphviz]" in err
+    assert "Traceback" not in err and not svg.exists()
+    assert dot.read_text().startswith("digraph")
+
+
+def test_run_pictures_stop_dot_at_the_per_test_timeout_and_the_run_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], slow_dot: None
+) -> None:
+    graphs, html = tmp_path / "graphs", tmp_path / "html"
+    argv = ["run", str(MP), "--graphs", str(graphs), "--html", str(html), "--timeout", "2"]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "Test MP+rel.gpu+acq.gpu Allowed" in captured.out
+    assert "error: MP+rel.gpu+acq.gpu: pictures not drawn: Graphviz's `dot` was stopped" in (
+        captured.err
+    )
+    # the DOT files and the report's page (its result, the graphs as DOT) are still written
+    assert sorted(p.name for p in graphs.glob("*.dot"))
+    page = (html / "0001-MP+rel.gpu+acq.gpu.html").read_text()
+    assert '<p class="note">MP+rel.gpu+acq.gpu: pictures not drawn' in page
+    assert "under pisa (unroll 2): forbidden" in page  # the explanation is still there
+
+
+def test_diff_html_stops_dot_at_the_per_test_timeout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], slow_dot: None
+) -> None:
+    out = tmp_path / "diff"
+    test = ROOT / "litmus/pisa/scope/MP+rel.gpu+acq.wg+same-wg.litmus"
+    argv = ["diff", "pisa", "pisa-samescope", str(test), "--html", str(out), "--timeout", "2"]
+    assert main(argv) == 0
+    assert "pictures not drawn" in capsys.readouterr().err
+    assert "Separating state" in (out / "0001-MP+rel.gpu+acq.wg+same-wg.html").read_text()

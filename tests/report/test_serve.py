@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,16 +11,20 @@ from report_inputs import MP, ROOT
 from starlette.testclient import TestClient
 
 from pisa_mm.cli import main
+from pisa_mm.runner.budget import Budget
+from pisa_mm.runner.job import Status
+from pisa_mm.runner.pool import GRACE, Workers
 from pisa_mm.web.app import ServeConfig, create_app
-from pisa_mm.web.bounded import Limits, run_bounded
 from pisa_mm.web.explore import MAX_TEST_BYTES
 
-LIMITS = Limits(seconds=60, memory=2048 << 20)
+BUDGET = Budget(timeout=60, max_memory=2048 << 20)
 
 
 @pytest.fixture(scope="module")
-def client() -> TestClient:
-    return TestClient(create_app(ServeConfig(ROOT / "litmus", LIMITS)))
+def client() -> Iterator[TestClient]:
+    # `with`: the app's lifespan starts its worker pool and stops it afterwards
+    with TestClient(create_app(ServeConfig(ROOT / "litmus", BUDGET))) as c:
+        yield c
 
 
 def test_the_page_and_the_bundled_tests(client: TestClient) -> None:
@@ -95,16 +100,28 @@ def test_oversized_and_malformed_requests_get_clear_messages(client: TestClient)
     assert "unknown model" in resp.json()["diagnostics"][0]["text"]
 
 
-def test_a_run_past_its_time_is_stopped() -> None:
-    start = time.monotonic()
-    outcome = run_bounded(time.sleep, 30, Limits(seconds=1, memory=2048 << 20))
-    assert outcome.failure == "timeout"
-    assert time.monotonic() - start < 20
+def test_a_run_past_its_time_is_stopped_and_reported() -> None:
+    with TestClient(create_app(ServeConfig(ROOT / "litmus", Budget(timeout=0.001)))) as c:
+        r = c.post("/api/run", json={"test": MP.read_text(), "model": "pisa"}).json()
+    assert not r["ok"]
+    assert "longer than 0.001 s and was stopped" in r["diagnostics"][0]["text"]
 
 
-def test_a_run_past_its_memory_is_stopped() -> None:
-    outcome = run_bounded(bytearray, 8 << 30, Limits(seconds=60, memory=1024 << 20))
-    assert outcome.failure == "memory"
+def test_the_servers_workers_stop_a_worker_stuck_in_native_code() -> None:
+    # time.sleep ignores the in-worker deadline (it is in C): the pool kills the worker
+    # GRACE seconds later and replaces it for the next run
+    with Workers(1, context="forkserver") as workers:
+        start = time.monotonic()
+        record = workers.run("<t>", time.sleep, 30, Budget(timeout=1))
+        assert record.status is Status.TIMEOUT and record.message == "timeout: over 1 s"
+        assert time.monotonic() - start < 1 + GRACE + 10
+        assert workers.run("<t>", abs, -3, Budget(timeout=5)).value == 3
+
+
+def test_the_servers_workers_stop_a_run_past_its_memory() -> None:
+    with Workers(1, context="forkserver") as workers:
+        record = workers.run("<t>", bytearray, 8 << 30, Budget(timeout=60, max_memory=1 << 30))
+    assert record.status is Status.MEMORY
 
 
 def test_serve_listens_on_loopback_unless_told_otherwise(
@@ -112,3 +129,12 @@ def test_serve_listens_on_loopback_unless_told_otherwise(
 ) -> None:
     assert main(["serve", "--host", "0.0.0.0"]) == 2
     assert "--public" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "0", "-1"])
+def test_serve_rejects_absurd_timeouts_as_run_does(
+    value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["serve", f"--timeout={value}"]) == 2
+    err = capsys.readouterr().err
+    assert "argument --timeout:" in err and "Traceback" not in err

@@ -62,7 +62,7 @@ class CondChecker:
             if elem is not None and elem >= info.vec:
                 fail(o.reg.span, f"%{name} has only {info.vec} elements", "condition")
             fmt = self.floats[t].get(name) if elem is None else None
-            return RegObs(t, name, elem, fmt), info.width
+            return RegObs(t, name, elem, fmt, info.width), info.width
         name = o.var.text[1:]
         decl = self.ctx.variables.get(name)
         if decl is None:
@@ -80,7 +80,7 @@ class CondChecker:
         if decl.space is Space.PRIVATE:
             fail(o.var.span, f"cannot observe .private variable @{name}", "condition")
         wg, gpu = self._shared_instance(o, name, decl.space)
-        return MemObs(name, index, wg, gpu, decl.fmt), decl.width
+        return MemObs(name, index, wg, gpu, decl.fmt, decl.width), decl.width
 
     def _shared_instance(
         self, o: S.RawMemObs, name: str, space: Space

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from cli_helpers import MP, write
 
 from pisa_mm.cat.loader import CAT_DIR, COMPAT_DIR, MAX_INCLUDE_BYTES, load_model
 from pisa_mm.cli import main
@@ -137,3 +138,23 @@ def test_model_path_on_the_command_line(
     argv = ["run", "--engine", "explicit", "--model", str(path), "--model-path"]
     assert main([*argv, str(outside.parent), str(test)]) == 0
     assert "1 tests, 0 ok, 0 failed, 1 without expectation" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["run", "query", "diff", "promote", "crossval"])
+def test_every_command_that_loads_a_model_takes_model_path(
+    tmp_path: Path, outside: Path, command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    test = str(write(tmp_path / "tests", "MP.litmus", MP))
+    model = str(_model(tmp_path, "secret.cat"))
+    argv = {
+        "run": ["run", "--model", model, test],
+        "query": ["query", test, "--outcome", "P1:%r0 == 1", "--model", model],
+        "diff": ["diff", model, "pisa", test],
+        "promote": ["promote", test, "--model", model],
+        "crossval": ["crossval", test, "--model", model],
+    }[command]
+    assert main(argv) == 2
+    assert "cannot find included file 'secret.cat' [cat-include]" in capsys.readouterr().err
+    code = main([*argv, "--model-path", str(outside.parent)])
+    err = capsys.readouterr().err
+    assert code in (0, 1) and "[cat-include]" not in err, err

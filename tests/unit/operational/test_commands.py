@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import LB, MP, write
 
 from pisa_mm.cli import main
 from pisa_mm.litmus import load_test
@@ -12,49 +13,11 @@ from pisa_mm.operational.explore import find_run
 from pisa_mm.operational.step import Machine
 from pisa_mm.outcomes.condition import eval_prop, observables
 
-MP = """PISA MP
-{
-  .global .32b @x = 0;
-  .global .32b @y = 0;
-}
-P0 @ wg 0 {
-  st.global.relaxed.32b [@x], 1;
-  st.global.release.gpu.32b [@y], 1;
-}
-P1 @ wg 1 {
-  ld.global.acquire.gpu.32b %r0, [@y];
-  ld.global.relaxed.32b %r1, [@x];
-}
-exists (P1:%r0 == 1 /\\ P1:%r1 == 0)
-"""
-
 MP_OK = MP.replace("P1:%r1 == 0", "P1:%r1 == 1")
-
-LB = """PISA LB
-{
-  .global .32b @x = 0;
-  .global .32b @y = 0;
-}
-P0 @ wg 0 {
-  ld.global.relaxed.32b %r0, [@x];
-  st.global.relaxed.32b [@y], 1;
-}
-P1 @ wg 1 {
-  ld.global.relaxed.32b %r0, [@y];
-  st.global.relaxed.32b [@x], 1;
-}
-exists (P0:%r0 == 1 /\\ P1:%r0 == 1)
-"""
-
-
-def _write(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / f"{name}.litmus"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
 
 
 def test_find_run_reaches_an_allowed_outcome(tmp_path: Path) -> None:
-    test = load_test(_write(tmp_path, "MP_OK", MP_OK))
+    test = load_test(str(write(tmp_path, "MP_OK.litmus", MP_OK)))
     found = find_run(Machine(test, 2), observables(test),
                      lambda f: eval_prop(test.condition.prop, dict(f.values)))  # fmt: skip
     assert found is not None
@@ -64,14 +27,14 @@ def test_find_run_reaches_an_allowed_outcome(tmp_path: Path) -> None:
 
 
 def test_find_run_none_for_forbidden_outcome(tmp_path: Path) -> None:
-    test = load_test(_write(tmp_path, "MP", MP))
+    test = load_test(str(write(tmp_path, "MP.litmus", MP)))
     found = find_run(Machine(test, 2), observables(test),
                      lambda f: eval_prop(test.condition.prop, dict(f.values)))  # fmt: skip
     assert found is None
 
 
 def test_trace_prints_a_schedule(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _write(tmp_path, "MP_OK", MP_OK)
+    path = str(write(tmp_path, "MP_OK.litmus", MP_OK))
     assert main(["trace", path, "--outcome", "P1:%r0 == 1 /\\ P1:%r1 == 1"]) == 0
     out = capsys.readouterr().out
     assert "  1. P" in out
@@ -82,7 +45,7 @@ def test_trace_prints_a_schedule(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_trace_says_when_no_schedule_exists(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _write(tmp_path, "MP", MP)
+    path = str(write(tmp_path, "MP.litmus", MP))
     assert main(["trace", path, "--outcome", "P1:%r0 == 1 /\\ P1:%r1 == 0"]) == 1
     assert "No schedule" in capsys.readouterr().out
 
@@ -90,8 +53,8 @@ def test_trace_says_when_no_schedule_exists(
 def test_crossval_classifies_load_buffering(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _write(tmp_path, "MP", MP)
-    _write(tmp_path, "LB", LB)
+    write(tmp_path, "MP.litmus", MP)
+    write(tmp_path, "LB.litmus", LB)
     assert main(["crossval", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "load-buffering" in out

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from cli_helpers import LB, MP, write
 
 from pisa_mm.cli import main
 
@@ -26,49 +27,11 @@ spin:
 exists (P1:%r0 == 1)
 """
 
-LB = """PISA LB
-{
-  .global .32b @x = 0;
-  .global .32b @y = 0;
-}
-P0 @ wg 0 {
-  ld.global.relaxed.32b %r0, [@x];
-  st.global.relaxed.32b [@y], 1;
-}
-P1 @ wg 1 {
-  ld.global.relaxed.32b %r0, [@y];
-  st.global.relaxed.32b [@x], 1;
-}
-exists (P0:%r0 == 1 /\\ P1:%r0 == 1)
-"""
-
-MP = """PISA MP
-{
-  .global .32b @x = 0;
-  .global .32b @y = 0;
-}
-P0 @ wg 0 {
-  st.global.relaxed.32b [@x], 1;
-  st.global.release.gpu.32b [@y], 1;
-}
-P1 @ wg 1 {
-  ld.global.acquire.gpu.32b %r0, [@y];
-  ld.global.relaxed.32b %r1, [@x];
-}
-exists (P1:%r0 == 1 /\\ P1:%r1 == 0)
-"""
-
-
-def _write(tmp_path: Path, name: str, text: str) -> str:
-    path = tmp_path / f"{name}.litmus"
-    path.write_text(text, encoding="utf-8")
-    return str(path)
-
 
 def test_query_on_an_outcome_only_cut_executions_reach_exits_5(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _write(tmp_path, "SPIN", SPIN)
+    path = str(write(tmp_path, "SPIN.litmus", SPIN))
     # P1 still reading 0 has not left its loop: no final state has %r0 == 0
     assert main(["query", path, "--outcome", "P1:%r0 == 0"]) == 5
     out = capsys.readouterr().out
@@ -81,7 +44,7 @@ def test_query_on_an_outcome_only_cut_executions_reach_exits_5(
 def test_trace_on_an_outcome_only_cut_runs_reach_exits_5(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _write(tmp_path, "SPIN", SPIN)
+    path = str(write(tmp_path, "SPIN.litmus", SPIN))
     assert main(["trace", path, "--outcome", "P1:%r0 == 0"]) == 5
     out = capsys.readouterr().out
     assert "Only runs cut by the unroll bound reach these values" in out
@@ -91,7 +54,7 @@ def test_trace_on_an_outcome_only_cut_runs_reach_exits_5(
 
 
 def test_trace_explains_load_buffering(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    path = _write(tmp_path, "LB", LB)
+    path = str(write(tmp_path, "LB.litmus", LB))
     assert main(["trace", path, "--outcome", "P0:%r0 == 1 /\\ P1:%r0 == 1"]) == 1
     out = capsys.readouterr().out
     assert "No schedule" in out and "po | rf cycle" in out and "no promises" in out
@@ -100,6 +63,6 @@ def test_trace_explains_load_buffering(tmp_path: Path, capsys: pytest.CaptureFix
 def test_trace_says_when_pisa_forbids_the_outcome_too(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = _write(tmp_path, "MP", MP)
+    path = str(write(tmp_path, "MP.litmus", MP))
     assert main(["trace", path, "--outcome", "P1:%r0 == 1 /\\ P1:%r1 == 0"]) == 1
     assert "pisa forbids it too" in capsys.readouterr().out

@@ -16,8 +16,10 @@ from pathlib import Path
 import pytest
 
 from pisa_mm import cli
+from pisa_mm.litmus.program import MemObs, RegObs
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
-from pisa_mm.report.herdlog import herd_location, render_herd_log
+from pisa_mm.report.herdlog import herd_location, herd_value, render_herd_log
+from pisa_mm.values.expr import FpFormat
 
 SUITE = Path(__file__).resolve().parents[3] / "litmus" / "pisa"
 Capture = pytest.CaptureFixture[str]
@@ -257,3 +259,45 @@ def test_run_herd_log_on_the_whole_bundled_suite(capsys: Capture) -> None:
 def test_herd_log_needs_one_engine(capsys: Capture) -> None:
     assert cli.main(["run", str(SUITE / "mp"), "--engine", "all", "--herd-log"]) == 2
     assert "--herd-log prints one block per test" in capsys.readouterr().err
+
+
+NEGATIVE = """PISA Neg
+{
+  .global .32b @x = -1;
+  .global .64b @y = -2;
+  .global .32b @z = 2147483647;
+  .global .32b @w = 0;
+  .global .32b @a[2] = {0, -3};
+}
+P0 @ wg 0 {
+  ld.global.32b %r0, [@x];
+  ld.global.64b %r1, [@y];
+  st.global.32b [@w], 2147483648;
+}
+locations [@z; @w; @a[1];]
+exists (P0:%r0 == -1 /\\ P0:%r1 == -2 /\\ ~(@w == 0))
+"""
+
+
+def test_values_are_signed_at_their_width_as_herd_prints_them(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    # herd types a plain location or register as a (signed) int and prints it signed:
+    # all ones is -1 in a 32-bit and in a 64-bit one; 2^31 in 32 bits is -2^31
+    test = tmp_path / "Neg.litmus"
+    test.write_text(NEGATIVE)
+    assert cli.main(["run", str(test), "--herd-log"]) == 0
+    out = capsys.readouterr().out
+    check_herd_log(out)
+    assert "\n0:r0=-1; 0:r1=-2; a[1]=-3; w=-2147483648; z=2147483647;\n" in out
+    assert "\nCondition exists (0:r0=-1 /\\ 0:r1=-2 /\\ ~(w=0))\n" in out
+    # the default blocks keep pisa-mm's unsigned bit patterns (what .expected files hold)
+    assert cli.main(["run", str(test)]) == 0
+    assert "P0:%r0=4294967295; P0:%r1=18446744073709551614;" in capsys.readouterr().out
+
+
+def test_a_value_of_unknown_width_or_float_type_is_printed_as_it_is() -> None:
+    assert herd_value(4294967295, None) == 4294967295
+    assert herd_value(4294967295, RegObs(0, "r0", width=32)) == -1
+    assert herd_value(2147483647, MemObs("x", width=32)) == 2147483647
+    assert herd_value(0xBF800000, MemObs("f", fmt=next(iter(FpFormat)), width=32)) == 0xBF800000

@@ -1,8 +1,14 @@
-"""Litmus files for the command-line tests."""
+"""Litmus files and the command-line call for the tests that run `pisa-mm` commands."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
+
+from pisa_mm import cli
+
+Capture = pytest.CaptureFixture[str]
 
 MP = """PISA MP+rel+acq
 {
@@ -53,6 +59,11 @@ P0 @ wg 0 {
 
 exists (true)
 """
+
+
+def pisa_mm(*argv: str) -> int:
+    """`pisa-mm ARGV...` in this process: its exit code (output goes to capsys)."""
+    return cli.main(list(argv))
 
 
 def write(dir: Path, name: str, text: str) -> Path:
