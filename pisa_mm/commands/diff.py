@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pisa_mm.cat.syntax import Model
+from pisa_mm.commands.diffsearch import add_search_arguments, check_search_arguments, search
 from pisa_mm.commands.pictures import DiffPictures, reload_test
 from pisa_mm.commands.run import (
     add_engine_argument,
@@ -30,11 +31,12 @@ from pisa_mm.report.diffexplain import (
     render_explanation,
     same_model,
 )
-from pisa_mm.runner.console import Console
+from pisa_mm.runner.console import PROGRESS_MIN, Console
 from pisa_mm.runner.files import check_outputs, write_atomic
-from pisa_mm.runner.job import EngineTask, Status, cached_model
+from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import add_pool_arguments, plan_of
 from pisa_mm.runner.outcome import Exit, worst
+from pisa_mm.runner.reporters import Kind, unanswered
 
 HELP = "list the tests whose verdict, states or flags differ between two models"
 
@@ -42,7 +44,12 @@ HELP = "list the tests whose verdict, states or flags differ between two models"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", metavar="OLD", help="the model before: a .cat file or a name")
     parser.add_argument("new", metavar="NEW", help="the model after: a .cat file or a name")
-    add_selection_arguments(parser)
+    add_selection_arguments(parser, optional=True)
+    # The tests are optional (`--search` alone), and argparse gives an optional positional
+    # its empty match before the first option: `diff OLD NEW --timeout 5 DIR` would leave
+    # DIR unrecognised, where a required one takes it. Give such leftovers to the tests.
+    # (argparse's subcommand action calls this parser's parse_known_args.)
+    setattr(parser, "parse_known_args", _tests_after_options(parser.parse_known_args))  # noqa: B010
     add_engine_argument(parser)
     add_pool_arguments(parser)
     parser.add_argument(
@@ -61,12 +68,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit 1 when any test changed (for CI; default: exit 0 whatever changed)",
     )
+    add_search_arguments(parser)
+
+
+def _tests_after_options(
+    parse: Callable[..., tuple[argparse.Namespace, list[str]]],
+) -> Callable[..., tuple[argparse.Namespace, list[str]]]:
+    def parse_known_args(
+        args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        ns, extra = parse(args, namespace)
+        if not getattr(ns, "tests", None):
+            ns.tests = [a for a in extra if not a.startswith("-")]
+            extra = [a for a in extra if a.startswith("-")]
+        return ns, extra
+
+    return parse_known_args
 
 
 def main(args: argparse.Namespace) -> int:
     """Exit 0 whatever changed (the list is the answer), 1 with --fail-on-change when a test
     changed; 4 when a test is unknown on either side; 2 for bad input; 3 for an internal
-    error."""
+    error. With --search: 0 when a test (of the suite, else found) separates the models, 1
+    when none up to N does, 4 when none did but some candidate was unknown."""
+    check_search_arguments(args)
+    if not args.tests and args.search is None:
+        raise PisaMMError.at(None, "give the tests to compare on, or --search N", "usage")
     files = collect_tests(args.tests)
     old = cached_model(args.old)
     new = cached_model(args.new)  # a bad model is an error before any test runs
@@ -77,9 +104,8 @@ def main(args: argparse.Namespace) -> int:
         )  # fmt: skip
     # `all` means the engines that read the models
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
-    changed = errors = unknown = crashed = 0
     names = (f"old ({args.old})", f"new ({args.new})")
-    check_outputs([args.html, args.json], files)
+    check_outputs([args.html, args.json, args.search_out], files)
     if same_model(old, new):
         print(
             f"{args.old} and {args.new} are the same model (the same text once loaded): "
@@ -87,7 +113,48 @@ def main(args: argparse.Namespace) -> int:
         )
         if args.json:
             write_atomic(args.json, _json_text(args, len(files), [], {}))
-        return int(Exit.OK)
+        return int(Exit.OK if args.search is None else Exit.NEGATIVE)
+
+    def compare_results(value: Sequence[tuple[TestResult, ...]]) -> list[str]:
+        return _differences(value, engines, names)
+
+    codes: list[Exit] = []
+    changed = 0
+    if files:
+        changed, codes = _run_suite(args, files, (old, new), engines, compare_results)
+    if args.search is None:
+        return int(worst(codes))
+    console = Console(2 * PROGRESS_MIN, "searching")
+    if changed:
+        console.out(f"--search: {changed} of the tests separate the models; no search\n")
+        return int(worst([c for c in codes if c is not Exit.NEGATIVE]))
+    return int(worst([*codes, Exit(search(args, (old, new), engines, compare_results, console))]))
+
+
+def _differences(
+    value: Sequence[tuple[TestResult, ...]], engines: tuple[str, ...], names: tuple[str, str]
+) -> list[str]:
+    """How a test's results differ between the models (each engine's, when several ran)."""
+    old_results, new_results = value
+    lines: list[str] = []
+    for a, b in zip(old_results, new_results, strict=True):
+        prefix = f"[{a.engine}] " if len(engines) > 1 else ""
+        lines.extend(prefix + d for d in compare(from_result(a), from_result(b), names))
+    return lines
+
+
+def _run_suite(
+    args: argparse.Namespace,
+    files: list[str],
+    models: tuple[Model, Model],
+    engines: tuple[str, ...],
+    compare_results: Callable[[Sequence[tuple[TestResult, ...]]], list[str]],
+) -> tuple[int, list[Exit]]:
+    """Run and compare the suite, print the changes and the summary; the number of changed
+    tests and the exit codes met."""
+    old, new = models
+    changed = errors = unknown = crashed = 0
+    names = (f"old ({args.old})", f"new ({args.new})")
     drawing = DiffPictures(args.html, old, new) if args.html else None
     explained: list[tuple[Explanation, EventStructure | None]] = []
     console = Console(len(files), "comparing")
@@ -97,15 +164,16 @@ def main(args: argparse.Namespace) -> int:
         for i, record in enumerate(records):
             console.progress(i + 1, f"{changed} changed", record.path)
             print_warnings(console, record)
-            if record.status is Status.BAD_INPUT:
+            kind = unanswered(record)
+            if kind is Kind.BAD_INPUT:
                 errors += 1
                 console.err(record.message)
                 continue
-            if record.status is Status.CRASH:
+            if kind is Kind.INTERNAL:
                 crashed += 1
                 console.err(crash_message(record, args))
                 continue
-            if record.status.unknown or not record.value:
+            if kind is Kind.UNKNOWN or not record.value:
                 unknown += 1
                 console.out(f"UNKNOWN {record.label} ({record.path}): {record.message}\n")
                 continue
@@ -123,10 +191,7 @@ def main(args: argparse.Namespace) -> int:
                     f"{' and '.join(gave_up)}\n"
                 )
                 continue
-            lines: list[str] = []
-            for a, b in zip(old_results, new_results, strict=True):
-                prefix = f"[{a.engine}] " if len(engines) > 1 else ""
-                lines.extend(prefix + d for d in compare(from_result(a), from_result(b), names))
+            lines = compare_results(record.value)
             if lines:
                 changed += 1
                 console.out(
@@ -159,16 +224,12 @@ def main(args: argparse.Namespace) -> int:
         + (f", {crashed} internal errors" if crashed else "")
         + f" ({', '.join(engines)}: {args.old} -> {args.new})\n"
     )
-    return int(
-        worst(
-            [
-                Exit.INTERNAL if crashed else Exit.OK,
-                Exit.BAD_INPUT if errors else Exit.OK,
-                Exit.UNKNOWN if unknown else Exit.OK,
-                Exit.NEGATIVE if changed and args.fail_on_change else Exit.OK,
-            ]
-        )
-    )
+    return changed, [
+        Exit.INTERNAL if crashed else Exit.OK,
+        Exit.BAD_INPUT if errors else Exit.OK,
+        Exit.UNKNOWN if unknown else Exit.OK,
+        Exit.NEGATIVE if changed and args.fail_on_change else Exit.OK,
+    ]
 
 
 # The version of `diff --json`'s format; a tool reading it checks this first.

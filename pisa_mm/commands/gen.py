@@ -41,46 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CYCLE",
         help='a diy-style cycle of edges, e.g. "PodWW Rfe PodRR Fre" (repeatable; see docs/gen.md)',
     )
-    parser.add_argument(
-        "--orders",
-        default="rlx",
-        metavar="LIST",
-        help="order schemes for unannotated accesses: weak, rlx, rel-acq, acq_rel, sync, sc, "
-        "or all (default: rlx)",
-    )
-    parser.add_argument(
-        "--scopes",
-        default="gpu",
-        metavar="LIST",
-        help="scopes of ordered accesses and fences: sg, wg, gpu, sys, or all (default: gpu)",
-    )
-    parser.add_argument(
-        "--spaces",
-        default="global",
-        metavar="LIST",
-        help="address spaces: global, shared, generic, or all (default: global)",
-    )
-    parser.add_argument(
-        "--placements",
-        default="diff-wg",
-        metavar="LIST",
-        help="thread placements: same-sg, same-wg, diff-wg, diff-gpu, host, or all "
-        "(default: diff-wg)",
-    )
-    parser.add_argument(
-        "--fences",
-        default="none",
-        metavar="LIST",
-        help="fences replacing each Pod edge: none, sc, acq_rel, rel-acq, sg, each optionally "
-        ".global/.shared/.generic (e.g. sc.generic), or all (default: none)",
-    )
-    parser.add_argument(
-        "--rmw",
-        default="none",
-        metavar="LIST",
-        help="replace each access in turn by an iatom: xchg, add, cas; none keeps the test "
-        "as it is (default: none; e.g. none,xchg for both)",
-    )
+    add_sweep_arguments(parser, GEN_DEFAULTS)
     parser.add_argument(
         "-o",
         "--output",
@@ -99,6 +60,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--list-shapes", action="store_true", help="print the classic shapes and their cycles"
     )
+
+
+# The sweep's defaults for `gen` (one test per shape); `diff --search` has wider ones.
+GEN_DEFAULTS = {
+    "orders": "rlx",
+    "scopes": "gpu",
+    "spaces": "global",
+    "placements": "diff-wg",
+    "fences": "none",
+    "rmw": "none",
+}
+
+
+def add_sweep_arguments(parser: argparse._ActionsContainer, defaults: dict[str, str]) -> None:
+    """The sweep options (--orders, --scopes, --spaces, --placements, --fences, --rmw), read
+    by `parse_sweep`; `defaults` gives each option's default, by name."""
+    helps = {
+        "orders": "order schemes for unannotated accesses: weak, rlx, rel-acq, acq_rel, sync, "
+        "sc, or all",
+        "scopes": "scopes of ordered accesses and fences: sg, wg, gpu, sys, or all",
+        "spaces": "address spaces: global, shared, generic, or all",
+        "placements": "thread placements: same-sg, same-wg, diff-wg, diff-gpu, host, or all",
+        "fences": "fences replacing each Pod edge: none, sc, acq_rel, rel-acq, sg, each "
+        "optionally .global/.shared/.generic (e.g. sc.generic), or all",
+        "rmw": "replace each access in turn by an iatom: xchg, add, cas; none keeps the test "
+        "as it is (e.g. none,xchg for both)",
+    }
+    for name, text in helps.items():
+        parser.add_argument(
+            f"--{name}",
+            default=defaults[name],
+            metavar="LIST",
+            help=f"{text} (default: {defaults[name]})",
+        )
 
 
 def _values(option: str, text: str, table: dict[str, T], every: tuple[T, ...]) -> tuple[T, ...]:

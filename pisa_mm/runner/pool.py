@@ -9,7 +9,7 @@ imports and models already loaded.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -35,9 +35,10 @@ class Plan:
     dask: str | None = None
 
 
-def execute(jobs: Sequence[Job[T]], plan: Plan) -> Iterator[Record[T]]:
+def execute(jobs: Sequence[Job[T]], plan: Plan) -> Generator[Record[T], None, None]:
     """Run every job; yield their records in order, each as soon as it and those before it
-    are done.
+    are done. Closing the generator early (a caller that found what it wanted) stops the
+    pool at once.
 
     A single test without a --timeout runs in this process (no pool to start-up): its
     memory limit and interrupts hold there too (guard). With a timeout it runs in a worker,
