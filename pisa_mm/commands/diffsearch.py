@@ -164,6 +164,10 @@ def _runs(
             records.close()  # a found test stops the pool at once
 
 
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
 def _cpu() -> float:
     """CPU seconds of this process and of its finished workers (the pool is joined after
     each batch)."""
@@ -189,9 +193,10 @@ def search(
     task = EngineTask((args.old, args.new), engines)
     start, cpu = time.perf_counter(), _cpu()
     tally = _Tally()
+    what = _count(len(sources), "shape or cycle", "shapes or cycles")
     console.out(
         f"searching generated tests of 2 to {args.search} accesses for one that separates "
-        f"{args.old} and {args.new} ({len(sources)} shapes or cycles; --orders "
+        f"{args.old} and {args.new} ({what}; --orders "
         f"{args.orders} --scopes {args.scopes} --spaces {args.spaces} --placements "
         f"{args.placements} --fences {args.fences} --rmw {args.rmw})\n"
     )
@@ -229,7 +234,8 @@ def search(
         console.close()
     seconds, cpu = time.perf_counter() - start, _cpu() - cpu
     tail = (
-        f"{tally.tried} candidates tried in {seconds:.1f} s (CPU {cpu:.1f} s)"
+        f"{_count(tally.tried, 'candidate', 'candidates')} tried in {seconds:.1f} s "
+        f"(CPU {cpu:.1f} s)"
         + (f", {tally.unknown} unknown" if tally.unknown else "")
         + (f", {tally.bad} refused" if tally.bad else "")
         + (f", {tally.crashed} internal errors" if tally.crashed else "")
