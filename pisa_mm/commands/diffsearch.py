@@ -9,11 +9,11 @@ text travels in its job, so nothing is written until one is found.
 from __future__ import annotations
 
 import argparse
+import collections
 import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from itertools import islice
 
 from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.gen import add_sweep_arguments, parse_sweep
@@ -29,7 +29,7 @@ from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import EngineTask, Job, Record, load_source
 from pisa_mm.runner.options import plan_of
 from pisa_mm.runner.outcome import Exit
-from pisa_mm.runner.pool import Plan, execute
+from pisa_mm.runner.pool import Plan, execute_stream
 from pisa_mm.runner.reporters import Kind, unanswered
 
 __all__ = ["SEARCH_DEFAULTS", "add_search_arguments", "search"]
@@ -45,9 +45,9 @@ SEARCH_DEFAULTS = {
     "rmw": "none",
 }
 
-# Candidates handed to the pool at a time: enough to keep the workers busy, few enough that
-# the work past the first separating test is small.
-BATCH = 32
+# Candidates scheduled ahead of the one waited for, per worker: enough to keep the workers
+# busy, few enough that the work past the first separating test is small.
+AHEAD = 4
 
 # The largest size a search may ask for: gen's cycles have at most 16 edges.
 MAX_SIZE = 16
@@ -143,25 +143,24 @@ class _Tally:
     crashed: int = 0
 
 
-def _batches(found: Iterator[Candidate], size: int) -> Iterator[list[Candidate]]:
-    while batch := list(islice(found, size)):
-        yield batch
-
-
 def _runs(
     cands: Iterator[Candidate], task: EngineTask, plan: Plan, unroll: int | None
 ) -> Generator[tuple[Candidate, Record[tuple[tuple[TestResult, ...], ...]]], None, None]:
-    """Each candidate with its record, in the candidates' order. One worker and no timeout:
-    one at a time in this process (its compiled models serve every candidate); else batches
-    through the pool."""
-    size = 1 if plan.dask is None and plan.jobs == 1 and plan.budget.timeout is None else BATCH
-    for batch in _batches(cands, size * max(1, plan.jobs)):
-        jobs = [Job(_path(c), c.generated.text, task, unroll, True) for c in batch]
-        records = execute(jobs, plan)
-        try:
-            yield from zip(batch, records, strict=True)
-        finally:
-            records.close()  # a found test stops the pool at once
+    """Each candidate with its record, in the candidates' order, on one pool for the whole
+    search (or, with one worker and no timeout, one by one in this process)."""
+    made: collections.deque[Candidate] = collections.deque()
+
+    def jobs() -> Iterator[Job[tuple[tuple[TestResult, ...], ...]]]:
+        for c in cands:
+            made.append(c)
+            yield Job(_path(c), c.generated.text, task, unroll, True)
+
+    records = execute_stream(jobs(), plan, AHEAD * max(1, plan.jobs))
+    try:
+        for record in records:
+            yield made.popleft(), record
+    finally:
+        records.close()  # a found test stops the pool at once
 
 
 def _count(n: int, one: str, many: str) -> str:
@@ -169,8 +168,8 @@ def _count(n: int, one: str, many: str) -> str:
 
 
 def _cpu() -> float:
-    """CPU seconds of this process and of its finished workers (the pool is joined after
-    each batch)."""
+    """CPU seconds of this process and of its workers once they are joined (the pool is, when
+    the search stops)."""
     t = os.times()
     return t.user + t.system + t.children_user + t.children_system
 

@@ -9,15 +9,17 @@ imports and models already loaded.
 
 from __future__ import annotations
 
+import collections
+import itertools
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import ignore_interrupts
 from pisa_mm.runner.job import Job, Record, Status, run_job
 
-__all__ = ["GRACE", "Plan", "execute"]
+__all__ = ["GRACE", "Plan", "execute", "execute_stream"]
 
 T = TypeVar("T")
 
@@ -51,14 +53,35 @@ def execute(jobs: Sequence[Job[T]], plan: Plan) -> Generator[Record[T], None, No
         for job in jobs:
             yield run_job(job, plan.budget)
     else:
-        yield from _execute_in_pool(jobs, min(plan.jobs, len(jobs)), plan.budget)
+        workers = min(plan.jobs, len(jobs))
+        yield from _execute_in_pool(iter(jobs), workers, plan.budget, len(jobs))
+
+
+def execute_stream(
+    jobs: Iterator[Job[T]], plan: Plan, ahead: int
+) -> Generator[Record[T], None, None]:
+    """`execute` for jobs made while earlier ones run (`diff --search`: stop at the first
+    answer): at most `ahead` jobs are scheduled beyond the record being waited for, on one
+    pool whose workers live through the whole stream (their compiled models with them).
+    With one worker and no --timeout they run one by one in this process; on Dask, `ahead`
+    at a time."""
+    if plan.dask is not None:
+        while batch := list(itertools.islice(jobs, ahead)):
+            yield from execute(batch, plan)
+    elif plan.jobs == 1 and plan.budget.timeout is None:
+        for job in jobs:
+            yield run_job(job, plan.budget)
+    else:
+        yield from _execute_in_pool(jobs, plan.jobs, plan.budget, ahead)
 
 
 def _init_worker() -> None:
     ignore_interrupts()
 
 
-def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> Iterator[Record[T]]:
+def _execute_in_pool(
+    jobs: Iterator[Job[T]], workers: int, budget: Budget, ahead: int
+) -> Iterator[Record[T]]:
     # imported here: a single in-process test never pays for them (start-up time)
     import multiprocessing
     from concurrent.futures import TimeoutError as FutureTimeout
@@ -70,24 +93,34 @@ def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> It
         max_workers=workers, initializer=_init_worker, context=multiprocessing.get_context("fork")
     )
     try:
-        futures = [pool.schedule(run_job, (job, budget), timeout=kill_after) for job in jobs]
-        for job, future in zip(jobs, futures, strict=True):
-            try:
-                record: Record[T] = future.result()
-            except FutureTimeout:
-                record = Record(
-                    job.path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s"
-                )
-            except ProcessExpired as exc:
-                record = Record(
-                    job.path,
-                    Status.CRASH,
-                    message=f"the worker process running it died (exit code {exc.exitcode})",
-                )
-            except Exception as exc:  # e.g. a result that does not pickle: a bug
-                record = Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
-            yield record
+        pending: collections.deque[tuple[Job[T], Any]] = collections.deque()
+        for job in jobs:
+            pending.append((job, pool.schedule(run_job, (job, budget), timeout=kill_after)))
+            if len(pending) > ahead:
+                yield _result(*pending.popleft(), budget, FutureTimeout, ProcessExpired)
+        while pending:
+            yield _result(*pending.popleft(), budget, FutureTimeout, ProcessExpired)
     finally:
         # normal end, an interrupt or a closed stdout: stop at once, killing busy workers
         pool.stop()  # type: ignore[no-untyped-call]
         pool.join()
+
+
+def _result(
+    job: Job[T], future: Any, budget: Budget, timed_out: type[Exception], expired: type[Exception]
+) -> Record[T]:
+    """The record of a scheduled job; a worker killed past its timeout or dead is one too."""
+    try:
+        record: Record[T] = future.result()
+    except timed_out:
+        record = Record(job.path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s")
+    except expired as exc:
+        code = getattr(exc, "exitcode", None)
+        record = Record(
+            job.path,
+            Status.CRASH,
+            message=f"the worker process running it died (exit code {code})",
+        )
+    except Exception as exc:  # e.g. a result that does not pickle: a bug
+        record = Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
+    return record
