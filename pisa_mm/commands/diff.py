@@ -94,6 +94,8 @@ def main(args: argparse.Namespace) -> int:
     check_search_arguments(args)
     if not args.tests and args.search is None:
         raise PisaMMError.at(None, "give the tests to compare on, or --search N", "usage")
+    if args.html and not args.tests:
+        raise PisaMMError.at(None, "--html reports on the given tests: give some", "usage")
     files = collect_tests(args.tests)
     old = cached_model(args.old)
     new = cached_model(args.new)  # a bad model is an error before any test runs
@@ -112,7 +114,7 @@ def main(args: argparse.Namespace) -> int:
             f"no test can change; nothing run"
         )
         if args.json:
-            write_atomic(args.json, _json_text(args, len(files), [], {}))
+            write_atomic(args.json, _json_text(_json_doc(args, len(files), [], {})))
         return int(Exit.OK if args.search is None else Exit.NEGATIVE)
 
     def compare_results(value: Sequence[tuple[TestResult, ...]]) -> list[str]:
@@ -120,15 +122,20 @@ def main(args: argparse.Namespace) -> int:
 
     codes: list[Exit] = []
     changed = 0
+    doc = _json_doc(args, 0, [], {})
     if files:
-        changed, codes = _run_suite(args, files, (old, new), engines, compare_results)
-    if args.search is None:
-        return int(worst(codes))
-    console = Console(2 * PROGRESS_MIN, "searching")
-    if changed:
-        console.out(f"--search: {changed} of the tests separate the models; no search\n")
-        return int(worst([c for c in codes if c is not Exit.NEGATIVE]))
-    return int(worst([*codes, Exit(search(args, (old, new), engines, compare_results, console))]))
+        changed, codes, doc = _run_suite(args, files, (old, new), engines, compare_results)
+    if args.search is not None:
+        console = Console(2 * PROGRESS_MIN, "searching")
+        if changed:
+            console.out(f"--search: {changed} of the tests separate the models; no search\n")
+            codes = [c for c in codes if c is not Exit.NEGATIVE]
+        else:
+            code, doc["search"] = search(args, (old, new), engines, compare_results, console)
+            codes.append(Exit(code))
+    if args.json:
+        write_atomic(args.json, _json_text(doc))
+    return int(worst(codes))
 
 
 def _differences(
@@ -149,9 +156,9 @@ def _run_suite(
     models: tuple[Model, Model],
     engines: tuple[str, ...],
     compare_results: Callable[[Sequence[tuple[TestResult, ...]]], list[str]],
-) -> tuple[int, list[Exit]]:
+) -> tuple[int, list[Exit], dict[str, Any]]:
     """Run and compare the suite, print the changes and the summary; the number of changed
-    tests and the exit codes met."""
+    tests, the exit codes met and the --json document."""
     old, new = models
     changed = errors = unknown = crashed = 0
     names = (f"old ({args.old})", f"new ({args.new})")
@@ -214,8 +221,6 @@ def _run_suite(
         console.out("Changed tests by responsible axiom (or flag):\n" + "".join(
             f"  {key}: {len(names)} ({', '.join(names)})\n" for key, names in groups.items()
         ))  # fmt: skip
-    if args.json:
-        write_atomic(args.json, _json_text(args, len(files), explained, groups))
     unchanged = len(files) - changed - errors - unknown - crashed
     console.out(
         f"{len(files)} tests, {changed} changed, {unchanged} unchanged"
@@ -224,12 +229,13 @@ def _run_suite(
         + (f", {crashed} internal errors" if crashed else "")
         + f" ({', '.join(engines)}: {args.old} -> {args.new})\n"
     )
-    return changed, [
+    codes = [
         Exit.INTERNAL if crashed else Exit.OK,
         Exit.BAD_INPUT if errors else Exit.OK,
         Exit.UNKNOWN if unknown else Exit.OK,
         Exit.NEGATIVE if changed and args.fail_on_change else Exit.OK,
     ]
+    return changed, codes, _json_doc(args, len(files), explained, groups)
 
 
 # The version of `diff --json`'s format; a tool reading it checks this first.
@@ -262,12 +268,12 @@ def _groups(explained: Sequence[Explanation]) -> dict[str, list[str]]:
     return {k: groups[k] for k in sorted(groups)}
 
 
-def _json_text(
+def _json_doc(
     args: argparse.Namespace,
     total: int,
     explained: Sequence[tuple[Explanation, EventStructure | None]],
     groups: dict[str, list[str]],
-) -> str:
+) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": JSON_FORMAT,
         "old": args.old,
@@ -280,4 +286,8 @@ def _json_text(
         ],
         "by_responsible": groups,
     }  # fmt: skip
+    return doc
+
+
+def _json_text(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2) + "\n"

@@ -14,6 +14,7 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.gen import add_sweep_arguments, parse_sweep
@@ -23,7 +24,7 @@ from pisa_mm.gen.search import STEPS, Candidate, candidates
 from pisa_mm.gen.shapes import SHAPES
 from pisa_mm.gen.sweep import Source, Summary
 from pisa_mm.outcomes.model import TestResult, Verdict
-from pisa_mm.report.diffexplain import explain_change, render_explanation
+from pisa_mm.report.diffexplain import explain_change, explanation_json, render_explanation
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import EngineTask, Job, Record, load_source
@@ -184,8 +185,11 @@ def search(
     engines: tuple[str, ...],
     compare: Callable[[Sequence[tuple[TestResult, ...]]], list[str]],
     console: Console,
-) -> int:
-    """Search, print what was found (or that nothing was), return the exit code."""
+) -> tuple[int, dict[str, Any]]:
+    """Search, print what was found (or that nothing was); the exit code and the search's
+    part of `--json` (`{"max_size", "tried", "unknown", "seconds", "cpu_seconds", "found"}`,
+    `found` null or the test with `name`, `size`, `step`, `source`, `text`, `file` and
+    diff's explanation of it)."""
     sources = _sources(args)
     sweep = parse_sweep(args)
     summary = Summary()
@@ -239,6 +243,14 @@ def search(
         + (f", {tally.bad} refused" if tally.bad else "")
         + (f", {tally.crashed} internal errors" if tally.crashed else "")
     )
+    doc: dict[str, Any] = {
+        "max_size": args.search,
+        "tried": tally.tried,
+        "unknown": tally.unknown,
+        "seconds": round(seconds, 3),
+        "cpu_seconds": round(cpu, 3),
+        "found": None,
+    }
     if found is None:
         console.out(
             f"NOT FOUND: no generated test of at most {args.search} accesses separates "
@@ -246,12 +258,12 @@ def search(
             f"and {sum(summary.skipped.values())} invalid combinations\n"
         )
         if tally.crashed:
-            return int(Exit.INTERNAL)
-        return int(Exit.UNKNOWN if tally.unknown else Exit.NEGATIVE)
+            return int(Exit.INTERNAL), doc
+        return int(Exit.UNKNOWN if tally.unknown else Exit.NEGATIVE), doc
     c, record, lines = found
-    _print_found(args, models, c, record, lines, console)
+    doc["found"] = _print_found(args, models, c, record, lines, console)
     console.out(f"found {c.generated.test.name} (size {c.size}, {STEPS[c.step]}); {tail}\n")
-    return int(Exit.OK)
+    return int(Exit.OK), doc
 
 
 def _print_found(
@@ -261,9 +273,9 @@ def _print_found(
     record: Record[tuple[tuple[TestResult, ...], ...]],
     lines: list[str],
     console: Console,
-) -> None:
-    """The test as a litmus file, its differences and diff's explanation (built again in this
-    process: the workers return results only)."""
+) -> dict[str, Any]:
+    """Print the test as a litmus file, its differences and diff's explanation (built again
+    in this process: the workers return results only); the same for --json."""
     name, text = c.generated.test.name, c.generated.text
     path = args.search_out if args.search_out else f"{name}.litmus"
     if args.search_out:
@@ -282,3 +294,12 @@ def _print_found(
     results = (old_results[0], new_results[0])
     x = explain_change(path, loaded.test, loaded.structure, models, results, lines, args.timeout)
     console.out("".join(f"{line}\n" for line in render_explanation(loaded.structure, x)))
+    return {
+        "name": name,
+        "size": c.size,
+        "step": STEPS[c.step],
+        "source": c.source,
+        "text": text,
+        "file": args.search_out,
+        "explanation": explanation_json(loaded.structure, x),
+    }

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -38,9 +39,9 @@ def printed_test(out: str) -> tuple[str, str]:
 
 
 def test_search_finds_load_buffering_for_rc11(tmp_path: Path, capsys: Capture) -> None:
-    target = tmp_path / "found.litmus"
+    target, report = tmp_path / "found.litmus", tmp_path / "diff.json"
     code = pisa_mm("diff", "pisa", "pisa-rc11", "--search", "4", "--search-out", str(target),
-                   "-j", "1", *LB_ONLY)  # fmt: skip
+                   "--json", str(report), "-j", "1", *LB_ONLY)  # fmt: skip
     assert code == Exit.OK
     out = capsys.readouterr().out
     assert "FOUND LB+rlx-po-rlx+rlx-po-rlx (size 4, as given; cycle PodRW Rfe PodRW Rfe)" in out
@@ -52,6 +53,12 @@ def test_search_finds_load_buffering_for_rc11(tmp_path: Path, capsys: Capture) -
     assert f"ld.global.relaxed.32b %r0, [@x]  ({target}:" in out  # the witness's lines
     assert "pisa-rc11 forbids it by no-thin-air:" in out
     assert re.search(r"^found LB\+\S+ \(size 4, as given\); 1 candidate tried in ", out, re.M)
+    doc = json.loads(report.read_text())
+    assert doc["tests"] == 0 and doc["search"]["tried"] == 1
+    found = doc["search"]["found"]
+    assert (found["name"], found["size"], found["step"]) == (test.name, 4, "as given")
+    assert found["text"] == text and found["file"] == str(target)
+    assert found["explanation"]["state"]["axioms"] == ["no-thin-air"]
     # the file is a test like any other: diff on it lists the change
     assert pisa_mm("diff", "pisa", "pisa-rc11", str(target), "--fail-on-change") == Exit.NEGATIVE
 
@@ -100,6 +107,7 @@ def test_same_answer_with_two_workers(capsys: Capture) -> None:
         (("--search", "1"), "--search takes a size from 2 to 16 accesses, not 1"),
         (("--search", "4", "--fail-on-change"), "do not combine it with --fail-on-change"),
         ((), "give the tests to compare on, or --search N"),
+        (("--search", "4", "--html", "out"), "--html reports on the given tests: give some"),
         (("--search", "4", "--search-shapes", "XY"), "unknown --search-shapes value 'XY'"),
         (("--search", "4", "--orders", "fast"), "unknown --orders value 'fast'"),
         (("--search", "4", "--search-cycle", "PodWW Rfe PodWR Fre"), "PodWR starts at a write"),
