@@ -142,7 +142,10 @@ def test_the_bundled_suite_misses_the_edit() -> None:
         (str(EDIT), "RWC+rel.gpu+acq.gpu-fsc.gpu-acq.gpu+rel.gpu-fsc.gpu-acq.gpu+same-wg"),
         ("pisa-rc11", "LB+rlx-po-rlx+rlx-po-rlx+same-wg"),
         ("pisa-samescope", "CoRR+rel.wg+acq.gpu-pos-acq.gpu+same-wg"),
-        ("pisa-ownspace", "MP+rel.gpu.shared-po-rel.gpu.global+acq.gpu.global-po-acq.gpu.shared"),
+        (
+            "pisa-ownspace",
+            "MP+rel.gpu.shared-po-rel.gpu.global+acq.gpu.global-po-acq.gpu.shared+same-wg",
+        ),
         ("pisa-rs11", "MP+rel.gpu-po-rel.gpu-pos-rlx+acq.gpu-po-acq.gpu+same-wg"),
     ],
 )
