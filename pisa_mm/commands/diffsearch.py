@@ -14,17 +14,15 @@ import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.gen import add_sweep_arguments, parse_sweep
+from pisa_mm.commands.run import crash_message
 from pisa_mm.errors import PisaMMError
 from pisa_mm.gen.cycle import parse_cycle
-from pisa_mm.gen.search import STEPS, Candidate, candidates
 from pisa_mm.gen.shapes import SHAPES
-from pisa_mm.gen.sweep import Source, Summary
 from pisa_mm.outcomes.model import TestResult, Verdict
-from pisa_mm.report.diffexplain import explain_change, explanation_json, render_explanation
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import EngineTask, Job, Record, load_source
@@ -32,6 +30,10 @@ from pisa_mm.runner.options import plan_of
 from pisa_mm.runner.outcome import Exit
 from pisa_mm.runner.pool import Plan, execute_stream
 from pisa_mm.runner.reporters import Kind, unanswered
+
+if TYPE_CHECKING:
+    from pisa_mm.gen.search import Candidate
+    from pisa_mm.gen.sweep import Source
 
 __all__ = ["SEARCH_DEFAULTS", "add_search_arguments", "search"]
 
@@ -93,8 +95,11 @@ def add_search_arguments(parser: argparse.ArgumentParser) -> None:
 def check_search_arguments(args: argparse.Namespace) -> None:
     """Refuse a meaningless combination before anything runs."""
     if args.search is None:
-        for flag, value in (("--search-out", args.search_out),
-                            ("--search-cycle", args.search_cycle)):  # fmt: skip
+        given = [("--search-out", bool(args.search_out)),
+                 ("--search-cycle", bool(args.search_cycle)),
+                 ("--search-shapes", args.search_shapes != "all")]  # fmt: skip
+        given += [(f"--{k}", getattr(args, k) != v) for k, v in SEARCH_DEFAULTS.items()]
+        for flag, value in given:
             if value:
                 raise PisaMMError.at(None, f"{flag} needs --search N", "usage")
         return
@@ -113,6 +118,8 @@ def check_search_arguments(args: argparse.Namespace) -> None:
 
 
 def _sources(args: argparse.Namespace) -> list[Source]:
+    from pisa_mm.gen.sweep import Source  # the generator is imported on use (start-up)
+
     words = [w.strip() for w in args.search_shapes.split(",") if w.strip()]
     names: list[str] = []
     for word in words:
@@ -190,6 +197,9 @@ def search(
     part of `--json` (`{"max_size", "tried", "unknown", "seconds", "cpu_seconds", "found"}`,
     `found` null or the test with `name`, `size`, `step`, `source`, `text`, `file` and
     diff's explanation of it)."""
+    from pisa_mm.gen.search import STEPS, candidates
+    from pisa_mm.gen.sweep import Summary
+
     sources = _sources(args)
     sweep = parse_sweep(args)
     summary = Summary()
@@ -217,8 +227,7 @@ def search(
                 continue
             if kind is Kind.INTERNAL:
                 tally.crashed += 1
-                console.err(f"{record.path}: internal error on this candidate: "
-                            f"{record.message.strip().splitlines()[-1:]}")  # fmt: skip
+                console.err(crash_message(record, args))
                 continue
             if (
                 kind is not None
@@ -276,6 +285,9 @@ def _print_found(
 ) -> dict[str, Any]:
     """Print the test as a litmus file, its differences and diff's explanation (built again
     in this process: the workers return results only); the same for --json."""
+    from pisa_mm.gen.search import STEPS
+    from pisa_mm.report.diffexplain import explain_change, explanation_json, render_explanation
+
     name, text = c.generated.test.name, c.generated.text
     path = args.search_out if args.search_out else f"{name}.litmus"
     if args.search_out:

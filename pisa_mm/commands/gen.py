@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
@@ -20,7 +20,9 @@ from pisa_mm.gen.params import (
     SpaceChoice,
 )
 from pisa_mm.gen.shapes import SHAPES
-from pisa_mm.gen.sweep import Source, Sweep, generate, write_atomically
+
+if TYPE_CHECKING:
+    from pisa_mm.gen.sweep import Source, Sweep
 
 HELP = "generate litmus tests from classic shapes or diy-style cycles, swept over PISA's parameters"
 
@@ -129,6 +131,8 @@ def _fences(text: str) -> tuple[FenceChoice, ...]:
 
 
 def parse_sweep(args: argparse.Namespace) -> Sweep:
+    from pisa_mm.gen.sweep import Sweep  # imported on use: diff's start-up (its --search)
+
     scopes = dict(SCOPE_WORDS)
     scopes.update({"subgroup": Scope.SG, "workgroup": Scope.WG, "system": Scope.SYS})
     enum_table: Callable[[type[T]], dict[str, T]] = lambda e: {m.value: m for m in e}  # type: ignore[attr-defined]  # noqa: E731
@@ -146,6 +150,8 @@ def parse_sweep(args: argparse.Namespace) -> Sweep:
 
 
 def sources(args: argparse.Namespace) -> list[Source]:
+    from pisa_mm.gen.sweep import Source
+
     out: list[Source] = []
     for name in args.shapes:
         names = list(SHAPES) if name == "all" else [name]
@@ -170,6 +176,8 @@ def main(args: argparse.Namespace) -> int:
         for name, cycle in SHAPES.items():
             print(f"{name:8} {cycle}")
         return 0
+    from pisa_mm.gen.sweep import generate, write_atomically
+
     srcs = sources(args)
     if not srcs:
         raise PisaMMError.at(None, "give shape names (or `all`) or --cycle", "usage")

@@ -104,6 +104,7 @@ def test_same_answer_with_two_workers(capsys: Capture) -> None:
     ("argv", "message"),
     [
         (("--search-out", "x.litmus", "litmus/pisa/lb"), "--search-out needs --search N"),
+        (("--orders", "sc", "litmus/pisa/lb"), "--orders needs --search N"),
         (("--search", "1"), "--search takes a size from 2 to 16 accesses, not 1"),
         (("--search", "4", "--fail-on-change"), "do not combine it with --fail-on-change"),
         ((), "give the tests to compare on, or --search N"),
