@@ -31,7 +31,7 @@ from pisa_mm.report.diffexplain import (
     render_explanation,
     same_model,
 )
-from pisa_mm.runner.console import PROGRESS_MIN, Console
+from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs, write_atomic
 from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import add_pool_arguments, plan_of
@@ -74,6 +74,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _tests_after_options(
     parse: Callable[..., tuple[argparse.Namespace, list[str]]],
 ) -> Callable[..., tuple[argparse.Namespace, list[str]]]:
+    """`parse` (a parser's parse_known_args), giving the test arguments that argparse left
+    over after the options to the (then empty) optional tests."""
+
     def parse_known_args(
         args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
     ) -> tuple[argparse.Namespace, list[str]]:
@@ -126,10 +129,9 @@ def main(args: argparse.Namespace) -> int:
     if files:
         changed, codes, doc = _run_suite(args, files, (old, new), engines, compare_results)
     if args.search is not None:
-        console = Console(2 * PROGRESS_MIN, "searching")
+        console = Console(None, "searching")
         if changed:
             console.out(f"--search: {changed} of the tests separate the models; no search\n")
-            codes = [c for c in codes if c is not Exit.NEGATIVE]
         else:
             code, doc["search"] = search(args, (old, new), engines, compare_results, console)
             codes.append(Exit(code))
