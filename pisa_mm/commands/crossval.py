@@ -25,9 +25,10 @@ from pisa_mm.operational.engine import ENGINE
 from pisa_mm.operational.relation import Comparison, classify, machine_model
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.runner.console import Console as Streams
-from pisa_mm.runner.job import Loaded, Status, cached_model, run_engines
+from pisa_mm.runner.job import Loaded, cached_model, run_engines
 from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
+from pisa_mm.runner.reporters import Kind, unanswered
 
 HELP = "cross-validate the operational machine against the axiomatic engine"
 
@@ -114,14 +115,15 @@ def main(args: argparse.Namespace) -> int:
         for i, record in enumerate(records):
             console.progress(i + 1, "", record.path)
             print_warnings(console, record)
-            if record.status is Status.DONE and record.value is not None:
+            kind = unanswered(record)
+            if kind is None and record.value is not None:
                 ax, op, comparison = record.value
                 rows.append(_Row(record.path, record.label, ax, op, comparison))
-            elif record.status is Status.CRASH:
+            elif kind is Kind.INTERNAL:
                 rows.append(
                     _Row(record.path, record.label, error=crash_message(record, args), crashed=True)
                 )
-            elif record.status.unknown:
+            elif kind is Kind.UNKNOWN and record.status.unknown:
                 rows.append(_Row(record.path, record.label, error=f"Unknown ({record.message})"))
             else:
                 rows.append(_Row(record.path, record.label, error=record.message))

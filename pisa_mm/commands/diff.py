@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pisa_mm.cat.syntax import Model
+from pisa_mm.commands.diffsearch import add_search_arguments, check_search_arguments, search
 from pisa_mm.commands.pictures import DiffPictures, reload_test
 from pisa_mm.commands.run import (
     add_engine_argument,
@@ -32,7 +33,7 @@ from pisa_mm.report.diffexplain import (
 )
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs, write_atomic
-from pisa_mm.runner.job import EngineTask, Status, cached_model
+from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import (
     add_model_path_argument,
     add_pool_arguments,
@@ -40,6 +41,7 @@ from pisa_mm.runner.options import (
     plan_of,
 )
 from pisa_mm.runner.outcome import Exit, worst
+from pisa_mm.runner.reporters import Kind, unanswered
 
 HELP = "list the tests whose verdict, states or flags differ between two models"
 
@@ -47,8 +49,13 @@ HELP = "list the tests whose verdict, states or flags differ between two models"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", metavar="OLD", help="the model before: a .cat file or a name")
     parser.add_argument("new", metavar="NEW", help="the model after: a .cat file or a name")
-    add_selection_arguments(parser)
+    add_selection_arguments(parser, optional=True)
     add_model_path_argument(parser)
+    # The tests are optional (`--search` alone), and argparse gives an optional positional
+    # its empty match before the first option: `diff OLD NEW --timeout 5 DIR` would leave
+    # DIR unrecognised, where a required one takes it. Give such leftovers to the tests.
+    # (argparse's subcommand action calls this parser's parse_known_args.)
+    setattr(parser, "parse_known_args", _tests_after_options(parser.parse_known_args))  # noqa: B010
     add_engine_argument(parser)
     add_pool_arguments(parser)
     parser.add_argument(
@@ -67,12 +74,37 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="exit 1 when any test changed (for CI; default: exit 0 whatever changed)",
     )
+    add_search_arguments(parser)
+
+
+def _tests_after_options(
+    parse: Callable[..., tuple[argparse.Namespace, list[str]]],
+) -> Callable[..., tuple[argparse.Namespace, list[str]]]:
+    """`parse` (a parser's parse_known_args), giving the test arguments that argparse left
+    over after the options to the (then empty) optional tests."""
+
+    def parse_known_args(
+        args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        ns, extra = parse(args, namespace)
+        if not getattr(ns, "tests", None):
+            ns.tests = [a for a in extra if not a.startswith("-")]
+            extra = [a for a in extra if a.startswith("-")]
+        return ns, extra
+
+    return parse_known_args
 
 
 def main(args: argparse.Namespace) -> int:
     """Exit 0 whatever changed (the list is the answer), 1 with --fail-on-change when a test
     changed; 4 when a test is unknown on either side; 2 for bad input; 3 for an internal
-    error."""
+    error. With --search: 0 when a test (of the suite, else found) separates the models, 1
+    when none up to N does, 4 when none did but some candidate was unknown."""
+    check_search_arguments(args)
+    if not args.tests and args.search is None:
+        raise PisaMMError.at(None, "give the tests to compare on, or --search N", "usage")
+    if args.html and not args.tests:
+        raise PisaMMError.at(None, "--html reports on the given tests: give some", "usage")
     files = collect_tests(args.tests)
     old = cached_model(args.old, model_path_of(args))
     new = cached_model(args.new, model_path_of(args))  # bad models fail before any test
@@ -83,17 +115,61 @@ def main(args: argparse.Namespace) -> int:
         )  # fmt: skip
     # `all` means the engines that read the models
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
-    changed = errors = unknown = crashed = 0
     names = (f"old ({args.old})", f"new ({args.new})")
-    check_outputs([args.html, args.json], files)
+    check_outputs([args.html, args.json, args.search_out], files)
     if same_model(old, new):
         print(
             f"{args.old} and {args.new} are the same model (the same text once loaded): "
             f"no test can change; nothing run"
         )
         if args.json:
-            write_atomic(args.json, _json_text(args, len(files), [], {}))
-        return int(Exit.OK)
+            write_atomic(args.json, _json_text(_json_doc(args, len(files), [], {})))
+        return int(Exit.OK if args.search is None else Exit.NEGATIVE)
+
+    def compare_results(value: Sequence[tuple[TestResult, ...]]) -> list[str]:
+        return _differences(value, engines, names)
+
+    codes: list[Exit] = []
+    changed = 0
+    doc = _json_doc(args, 0, [], {})
+    if files:
+        changed, codes, doc = _run_suite(args, files, (old, new), engines, compare_results)
+    if args.search is not None:
+        console = Console(None, "searching")
+        if changed:
+            console.out(f"--search: {changed} of the tests separate the models; no search\n")
+        else:
+            code, doc["search"] = search(args, (old, new), engines, compare_results, console)
+            codes.append(Exit(code))
+    if args.json:
+        write_atomic(args.json, _json_text(doc))
+    return int(worst(codes))
+
+
+def _differences(
+    value: Sequence[tuple[TestResult, ...]], engines: tuple[str, ...], names: tuple[str, str]
+) -> list[str]:
+    """How a test's results differ between the models (each engine's, when several ran)."""
+    old_results, new_results = value
+    lines: list[str] = []
+    for a, b in zip(old_results, new_results, strict=True):
+        prefix = f"[{a.engine}] " if len(engines) > 1 else ""
+        lines.extend(prefix + d for d in compare(from_result(a), from_result(b), names))
+    return lines
+
+
+def _run_suite(
+    args: argparse.Namespace,
+    files: list[str],
+    models: tuple[Model, Model],
+    engines: tuple[str, ...],
+    compare_results: Callable[[Sequence[tuple[TestResult, ...]]], list[str]],
+) -> tuple[int, list[Exit], dict[str, Any]]:
+    """Run and compare the suite, print the changes and the summary; the number of changed
+    tests, the exit codes met and the --json document."""
+    old, new = models
+    changed = errors = unknown = crashed = 0
+    names = (f"old ({args.old})", f"new ({args.new})")
     drawing = DiffPictures(args.html, old, new, args.timeout) if args.html else None
     explained: list[tuple[Explanation, EventStructure | None]] = []
     console = Console(len(files), "comparing")
@@ -103,15 +179,16 @@ def main(args: argparse.Namespace) -> int:
         for i, record in enumerate(records):
             console.progress(i + 1, f"{changed} changed", record.path)
             print_warnings(console, record)
-            if record.status is Status.BAD_INPUT:
+            kind = unanswered(record)
+            if kind is Kind.BAD_INPUT:
                 errors += 1
                 console.err(record.message)
                 continue
-            if record.status is Status.CRASH:
+            if kind is Kind.INTERNAL:
                 crashed += 1
                 console.err(crash_message(record, args))
                 continue
-            if record.status.unknown or not record.value:
+            if kind is Kind.UNKNOWN or not record.value:
                 unknown += 1
                 console.out(f"UNKNOWN {record.label} ({record.path}): {record.message}\n")
                 continue
@@ -129,10 +206,7 @@ def main(args: argparse.Namespace) -> int:
                     f"{' and '.join(gave_up)}\n"
                 )
                 continue
-            lines: list[str] = []
-            for a, b in zip(old_results, new_results, strict=True):
-                prefix = f"[{a.engine}] " if len(engines) > 1 else ""
-                lines.extend(prefix + d for d in compare(from_result(a), from_result(b), names))
+            lines = compare_results(record.value)
             if lines:
                 changed += 1
                 console.out(
@@ -155,8 +229,6 @@ def main(args: argparse.Namespace) -> int:
         console.out("Changed tests by responsible axiom (or flag):\n" + "".join(
             f"  {key}: {len(names)} ({', '.join(names)})\n" for key, names in groups.items()
         ))  # fmt: skip
-    if args.json:
-        write_atomic(args.json, _json_text(args, len(files), explained, groups))
     unchanged = len(files) - changed - errors - unknown - crashed
     console.out(
         f"{len(files)} tests, {changed} changed, {unchanged} unchanged"
@@ -165,16 +237,13 @@ def main(args: argparse.Namespace) -> int:
         + (f", {crashed} internal errors" if crashed else "")
         + f" ({', '.join(engines)}: {args.old} -> {args.new})\n"
     )
-    return int(
-        worst(
-            [
-                Exit.INTERNAL if crashed else Exit.OK,
-                Exit.BAD_INPUT if errors else Exit.OK,
-                Exit.UNKNOWN if unknown else Exit.OK,
-                Exit.NEGATIVE if changed and args.fail_on_change else Exit.OK,
-            ]
-        )
-    )
+    codes = [
+        Exit.INTERNAL if crashed else Exit.OK,
+        Exit.BAD_INPUT if errors else Exit.OK,
+        Exit.UNKNOWN if unknown else Exit.OK,
+        Exit.NEGATIVE if changed and args.fail_on_change else Exit.OK,
+    ]
+    return changed, codes, _json_doc(args, len(files), explained, groups)
 
 
 # The version of `diff --json`'s format; a tool reading it checks this first.
@@ -207,12 +276,12 @@ def _groups(explained: Sequence[Explanation]) -> dict[str, list[str]]:
     return {k: groups[k] for k in sorted(groups)}
 
 
-def _json_text(
+def _json_doc(
     args: argparse.Namespace,
     total: int,
     explained: Sequence[tuple[Explanation, EventStructure | None]],
     groups: dict[str, list[str]],
-) -> str:
+) -> dict[str, Any]:
     doc: dict[str, Any] = {
         "format": JSON_FORMAT,
         "old": args.old,
@@ -225,4 +294,8 @@ def _json_text(
         ],
         "by_responsible": groups,
     }  # fmt: skip
+    return doc
+
+
+def _json_text(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2) + "\n"

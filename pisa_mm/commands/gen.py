@@ -7,7 +7,7 @@ import enum
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
@@ -21,7 +21,9 @@ from pisa_mm.gen.params import (
     SpaceChoice,
 )
 from pisa_mm.gen.shapes import SHAPES
-from pisa_mm.gen.sweep import Source, Sweep, generate, write_atomically
+
+if TYPE_CHECKING:
+    from pisa_mm.gen.sweep import Source, Sweep
 
 HELP = "generate litmus tests from classic shapes or diy-style cycles, swept over PISA's parameters"
 
@@ -43,8 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="CYCLE",
         help='a diy-style cycle of edges, e.g. "PodWW Rfe PodRR Fre" (repeatable; see docs/gen.md)',
     )
-    for option in LIST_OPTIONS:
-        option.add_to(parser)
+    add_sweep_arguments(parser, GEN_DEFAULTS)
     parser.add_argument(
         "-o",
         "--output",
@@ -79,14 +80,18 @@ class ListOption(Generic[T]):
     shown: tuple[str, ...] = ()
     note: str = ""
 
-    def add_to(self, parser: argparse.ArgumentParser) -> None:
+    @property
+    def name(self) -> str:
+        """The option without its dashes: its argparse dest and its key in defaults."""
+        return self.option.removeprefix("--")
+
+    def add_to(self, parser: argparse._ActionsContainer, default: str) -> None:
         words = ", ".join(self.shown or tuple(self.table))
         parser.add_argument(
             self.option,
-            default=self.default,
+            default=default,
             metavar="LIST",
-            dest=self.field,
-            help=f"{self.what}: {words}{self.note}, or all (default: {self.default})",
+            help=f"{self.what}: {words}{self.note}, or all (default: {default})",
         )
 
     def parse(self, text: str) -> tuple[T, ...]:
@@ -178,11 +183,26 @@ LIST_OPTIONS: tuple[ListOption[Any], ...] = (
 )
 
 
+# The sweep's defaults for `gen` (one test per shape); `diff --search` has wider ones.
+GEN_DEFAULTS = {o.name: o.default for o in LIST_OPTIONS}
+
+
+def add_sweep_arguments(parser: argparse._ActionsContainer, defaults: dict[str, str]) -> None:
+    """The sweep options (--orders, --scopes, --spaces, --placements, --fences, --rmw), read
+    by `parse_sweep`; `defaults` gives each option's default, by name without dashes."""
+    for option in LIST_OPTIONS:
+        option.add_to(parser, defaults[option.name])
+
+
 def parse_sweep(args: argparse.Namespace) -> Sweep:
-    return Sweep(**{o.field: o.parse(getattr(args, o.field)) for o in LIST_OPTIONS})
+    from pisa_mm.gen.sweep import Sweep  # imported on use: diff's start-up (its --search)
+
+    return Sweep(**{o.field: o.parse(getattr(args, o.name)) for o in LIST_OPTIONS})
 
 
 def sources(args: argparse.Namespace) -> list[Source]:
+    from pisa_mm.gen.sweep import Source
+
     out: list[Source] = []
     for name in args.shapes:
         names = list(SHAPES) if name == "all" else [name]
@@ -212,6 +232,8 @@ def main(args: argparse.Namespace) -> int:
         raise PisaMMError.at(None, "give shape names (or `all`) or --cycle", "usage")
     if args.max is not None and args.max < 1:
         raise PisaMMError.at(None, f"--max must be at least 1, not {args.max}", "usage")
+    from pisa_mm.gen.sweep import generate, write_atomically
+
     tests, summary = generate(srcs, parse_sweep(args), args.max)
     if args.name is not None:
         if len(tests) != 1:

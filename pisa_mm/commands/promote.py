@@ -21,9 +21,10 @@ from pisa_mm.outcomes.expectations import expected_path, render_expectation
 from pisa_mm.outcomes.model import Verdict
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
-from pisa_mm.runner.job import EngineTask, Status, cached_model
+from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
+from pisa_mm.runner.reporters import Kind, unanswered
 
 HELP = "record the current results of litmus tests as their expectations (X.litmus.expected)"
 
@@ -73,15 +74,16 @@ def main(args: argparse.Namespace) -> int:
             path = record.path
             console.progress(i + 1, f"{sum(counts.values())} promoted", path)
             print_warnings(console, record)
-            if record.status is Status.BAD_INPUT:
+            kind = unanswered(record)
+            if kind is Kind.BAD_INPUT:
                 errors += 1
                 console.err(record.message)
                 continue
-            if record.status is Status.CRASH:
+            if kind is Kind.INTERNAL:
                 crashed += 1
                 console.err(crash_message(record, args))
                 continue
-            if record.status.unknown or not record.value:
+            if kind is Kind.UNKNOWN or not record.value:
                 unknown += 1
                 console.err(f"NOT PROMOTED {path}: unknown ({record.message})")
                 continue

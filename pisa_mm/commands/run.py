@@ -50,6 +50,7 @@ from pisa_mm.runner.reporters import (
     Reporter,
     Summary,
     TestReport,
+    unanswered,
 )
 
 if TYPE_CHECKING:
@@ -133,12 +134,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
 
 
-def add_selection_arguments(parser: argparse.ArgumentParser) -> None:
+def add_selection_arguments(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
+    """The tests (`optional`: none may be given, `diff --search`), --unroll and --strict."""
     parser.add_argument(
         "tests",
-        nargs="+",
+        nargs="*" if optional else "+",
         metavar="TEST_OR_DIR",
-        help="litmus files, or directories searched recursively for *.litmus",
+        help="litmus files, or directories searched recursively for *.litmus"
+        + (" (none: with --search only)" if optional else ""),
     )
     parser.add_argument(
         "--unroll",
@@ -401,13 +404,14 @@ def judge(
     from pisa_mm.outcomes.model import Verdict
 
     name, path = record.label, record.path
-    if record.status is Status.BAD_INPUT:
+    kind = unanswered(record)
+    if kind is Kind.BAD_INPUT:
         return TestReport(path, name, model.name, Kind.BAD_INPUT, message=record.message)
-    if record.status is Status.CRASH:
+    if kind is Kind.INTERNAL:
         return TestReport(
             path, name, model.name, Kind.INTERNAL, message=crash_message(record, args)
         )
-    if record.status.unknown or record.value is None:
+    if kind is Kind.UNKNOWN or record.value is None:
         return TestReport(
             path, name, model.name, Kind.UNKNOWN, message=record.message, status=record.status
         )

@@ -526,11 +526,11 @@ def cycle_text(cycle: Cycle) -> str:
     for e, a in zip(cycle.edges, cycle.annots, strict=True):
         if word := annot_word(a):
             words.append(word)
-        words.append(_edge_word(e))
+        words.append(edge_word(e))
     return " ".join(words)
 
 
-def _edge_word(e: Edge) -> str:
+def edge_word(e: Edge) -> str:
     sd = "s" if e.same_loc else "d"
     assert e.src is not None and e.dst is not None
     match e.kind:

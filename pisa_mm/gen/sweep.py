@@ -111,14 +111,25 @@ def generate(
 ) -> tuple[list[Generated], Summary]:
     """Every valid, distinct test of the sweep, in a fixed order; and what was dropped."""
     summary = Summary()
-    out: list[Generated] = []
-    seen: set[str] = set()
+    return list(iter_generated(sources, sweep, summary, set(), max_tests)), summary
+
+
+def iter_generated(
+    sources: list[Source],
+    sweep: Sweep,
+    summary: Summary,
+    seen: set[str],
+    max_tests: int | None = None,
+) -> Iterator[Generated]:
+    """`generate`'s tests one at a time (a caller may stop early: `diff --search`), counting
+    them and what was dropped in `summary`; `seen` holds the canonical keys already produced
+    (a caller's several sweeps share it). At `max_tests` tests in `summary`, stop."""
     names: dict[str, str] = {}
     for source in sources:
         for params in _points(sweep, source.cycle):
-            if max_tests is not None and len(out) >= max_tests:
+            if max_tests is not None and summary.tests >= max_tests:
                 summary.truncated = True
-                return out, summary
+                return
             try:
                 test = build_test(source.cycle, params)
             except Skip as skip:
@@ -141,10 +152,9 @@ def generate(
                 summary.skipped[f"rejected by the PISA frontend [{code}]"] += 1
                 continue
             seen.add(key)
-            out.append(Generated(test, text))
             summary.tests += 1
             summary.by_shape[test.shape] += 1
-    return out, summary
+            yield Generated(test, text)
 
 
 def write_atomically(path: Path, text: str) -> None:

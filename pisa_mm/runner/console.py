@@ -20,10 +20,11 @@ class StdoutClosed(Exception):
 
 
 class Console:
-    def __init__(self, total: int = 0, label: str = "") -> None:
+    def __init__(self, total: int | None = 0, label: str = "") -> None:
+        """`total` None: a run of unknown length (the progress line counts, without a total)."""
         self.out_stream: TextIO = sys.stdout
         self.err_stream: TextIO = sys.stderr
-        self.live = total >= PROGRESS_MIN and _isatty(self.err_stream)
+        self.live = (total is None or total >= PROGRESS_MIN) and _isatty(self.err_stream)
         self.total = total
         self.label = label
         self.shown = False
@@ -49,7 +50,8 @@ class Console:
         if not self.live:
             return
         width = shutil.get_terminal_size((80, 24)).columns - 1
-        line = f"{self.label} {done}/{self.total} {tally} {current}"
+        count = f"{done}" if self.total is None else f"{done}/{self.total}"
+        line = f"{self.label} {count} {tally} {current}"
         self._clear()
         self.err_stream.write(line[:width])
         self.err_stream.flush()

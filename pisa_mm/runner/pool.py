@@ -9,8 +9,10 @@ imports and models already loaded.
 
 from __future__ import annotations
 
+import collections
+import itertools
 import traceback
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -21,7 +23,7 @@ from pisa_mm.runner.job import Job, Record, Spent, Status, run_job, under_budget
 if TYPE_CHECKING:
     from concurrent.futures import Future
 
-__all__ = ["GRACE", "Plan", "Workers", "call", "execute"]
+__all__ = ["GRACE", "Plan", "Workers", "call", "execute", "execute_stream"]
 
 T = TypeVar("T")
 A = TypeVar("A")
@@ -40,9 +42,10 @@ class Plan:
     dask: str | None = None
 
 
-def execute(jobs: Sequence[Job[T]], plan: Plan) -> Iterator[Record[T]]:
+def execute(jobs: Sequence[Job[T]], plan: Plan) -> Generator[Record[T], None, None]:
     """Run every job; yield their records in order, each as soon as it and those before it
-    are done.
+    are done. Closing the generator early (a caller that found what it wanted) stops the
+    pool at once.
 
     A single test without a --timeout runs in this process (no pool to start-up): its
     memory limit and interrupts hold there too (guard). With a timeout it runs in a worker,
@@ -55,14 +58,35 @@ def execute(jobs: Sequence[Job[T]], plan: Plan) -> Iterator[Record[T]]:
         for job in jobs:
             yield run_job(job, plan.budget)
     else:
-        yield from _execute_in_pool(jobs, min(plan.jobs, len(jobs)), plan.budget)
+        workers = min(plan.jobs, len(jobs))
+        yield from _execute_in_pool(iter(jobs), workers, plan.budget, len(jobs))
+
+
+def execute_stream(
+    jobs: Iterator[Job[T]], plan: Plan, ahead: int
+) -> Generator[Record[T], None, None]:
+    """`execute` for jobs made while earlier ones run (`diff --search`: stop at the first
+    answer): at most `ahead` jobs are scheduled beyond the record being waited for, on one
+    pool whose workers live through the whole stream (their compiled models with them).
+    With one worker and no --timeout they run one by one in this process; on Dask, `ahead`
+    at a time."""
+    if plan.dask is not None:
+        while batch := list(itertools.islice(jobs, ahead)):
+            yield from execute(batch, plan)
+    elif plan.jobs == 1 and plan.budget.timeout is None:
+        for job in jobs:
+            yield run_job(job, plan.budget)
+    else:
+        yield from _execute_in_pool(jobs, plan.jobs, plan.budget, ahead)
 
 
 def _init_worker() -> None:
     ignore_interrupts()
 
 
-def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> Iterator[Record[T]]:
+def _execute_in_pool(
+    jobs: Iterator[Job[T]], workers: int, budget: Budget, ahead: int
+) -> Iterator[Record[T]]:
     # imported here: a single in-process test never pays for them (start-up time)
     import multiprocessing
 
@@ -73,8 +97,14 @@ def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> It
         max_workers=workers, initializer=_init_worker, context=multiprocessing.get_context("fork")
     )
     try:
-        futures = [pool.schedule(run_job, (job, budget), timeout=kill_after) for job in jobs]
-        for job, future in zip(jobs, futures, strict=True):
+        pending: collections.deque[tuple[Job[T], Future[Record[T]]]] = collections.deque()
+        for job in jobs:
+            pending.append((job, pool.schedule(run_job, (job, budget), timeout=kill_after)))
+            if len(pending) > ahead:
+                job, future = pending.popleft()
+                yield _collect(job.path, future, budget)
+        while pending:
+            job, future = pending.popleft()
             yield _collect(job.path, future, budget)
     finally:
         # normal end, an interrupt or a closed stdout: stop at once, killing busy workers

@@ -11,12 +11,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
-from pisa_mm.runner.job import Status
+from pisa_mm.runner.job import Record, Status
 
 __all__ = [
     "HerdText",
@@ -26,6 +26,7 @@ __all__ = [
     "Reporter",
     "Summary",
     "TestReport",
+    "unanswered",
 ]
 
 
@@ -38,6 +39,19 @@ class Kind(enum.Enum):
     UNKNOWN = "unknown"  # a budget ran out, or a solver gave up
     BAD_INPUT = "bad input"
     INTERNAL = "internal error"
+
+
+def unanswered(record: Record[Any]) -> Kind | None:
+    """Where a record without an answer lands (bad input, an internal error, a spent budget),
+    or None when its task's value is there to judge: the first step of every command that
+    runs tests (run, diff, promote, crossval)."""
+    if record.status is Status.BAD_INPUT:
+        return Kind.BAD_INPUT
+    if record.status is Status.CRASH:
+        return Kind.INTERNAL
+    if record.status.unknown or not record.value:
+        return Kind.UNKNOWN
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -230,3 +231,28 @@ def test_query_and_trace_answer_unknown_when_the_budget_runs_out(
     code = pisa_mm(command, str(test), "--outcome", "P1:%r0 == 1", "--timeout", "1e-6")
     assert code == Exit.UNKNOWN
     assert "Unknown (timeout: over 1e-06 s)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("timeout", [None, 60.0])
+def test_a_stream_of_jobs_is_scheduled_only_a_few_ahead(timeout: float | None) -> None:
+    """`execute_stream` (diff --search) takes jobs as they are made and stops when closed:
+    an endless stream yields its first records in order."""
+    from pisa_mm.runner.budget import Budget
+    from pisa_mm.runner.job import EngineTask, Job
+    from pisa_mm.runner.pool import Plan, execute_stream
+
+    made: list[int] = []
+    task = EngineTask(("pisa",), ("explicit",))
+
+    def endless() -> Iterator[Job[tuple[tuple[object, ...], ...]]]:
+        i = 0
+        while True:
+            made.append(i)
+            yield Job(f"t{i}.litmus", MP.replace("PISA MP+rel+acq", f"PISA T{i}"), task)
+            i += 1
+
+    records = execute_stream(endless(), Plan(jobs=2, budget=Budget(timeout=timeout)), ahead=3)
+    names = [next(records).name for _ in range(5)]
+    records.close()
+    assert names == [f"T{i}" for i in range(5)]
+    assert len(made) <= 5 + 3 + 1  # never the whole stream
