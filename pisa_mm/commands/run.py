@@ -22,6 +22,7 @@ from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs
 from pisa_mm.runner.job import (
+    NO_PROGRESS,
     EngineTask,
     Job,
     Loaded,
@@ -129,10 +130,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_run_arguments(parser)
     parser.add_argument(
         "--progress",
-        choices=PROGRESS_MODELS,
+        choices=(*PROGRESS_MODELS, NO_PROGRESS),
         default="pisa",
         help="the forward-progress model of the Liveness line of tests with spin loops: "
-        "pisa (PISA 1.1.1), obe (occupancy-bound), fair, unfair (docs/progress.md)",
+        "pisa (PISA 1.1.1), obe (occupancy-bound), fair, unfair; none skips the check "
+        "(docs/progress.md)",
     )
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from pisa_mm.cat.syntax import Model
 from pisa_mm.events.model import EventStructure, Kind, Path, Tag
@@ -14,13 +15,49 @@ from pisa_mm.liveness.loops import SpinLoop, spin_loops
 from pisa_mm.liveness.progress import Progress, starvable
 from pisa_mm.outcomes.model import Liveness, LivenessStatus
 
-__all__ = ["check_liveness"]
+__all__ = ["Analysis", "Hang", "Stopped", "analyse", "check_liveness"]
 
 
-class _Found(enum.Enum):
-    NOTHING = 0  # a write the waiter needs comes from a work-item that must keep running
-    UNDECIDED = 1  # some other work-item is still running at the bound
+class _Found(enum.IntEnum):
+    NOTHING = 0  # this execution shows no hang (some write releases the waiter)
+    UNDECIDED = 1  # a work-item that must keep running is cut by the bound elsewhere
     HANG = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Stopped:
+    """A work-item that never runs again from event `index` of its path on: starved by the
+    scheduler (`reason` cites the progress rule), or blocked at a barrier or collective
+    that a starved work-item never reaches."""
+
+    thread: int
+    index: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hang:
+    """A starving schedule and its stuck execution: `waiter` spins for ever at `loop`,
+    continuing the consistent prefix `prefix` (the cut execution without the events of
+    the stopped work-items) by repeating its last iteration, whose reads `reads` read
+    the co-last writes of the prefix; `stuck` are the other work-items spinning for ever
+    too. The work-items in neither `stopped` nor `stuck` have finished."""
+
+    prefix: Candidate
+    waiter: int
+    loop: SpinLoop
+    reads: tuple[int, ...]
+    stopped: tuple[Stopped, ...]
+    stuck: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """The Liveness answer for the spin loops `loops` and, when it may hang, the hang."""
+
+    liveness: Liveness
+    loops: tuple[SpinLoop, ...]
+    hang: Hang | None
 
 
 def _where(loop: SpinLoop) -> str:
@@ -47,8 +84,8 @@ def _last_iteration(es: EventStructure, cand: Candidate, path: Path, loop: SpinL
     return reads
 
 
-def _blockers(cand: Candidate, reads: Iterable[int], source: dict[int, int]) -> set[int]:
-    """The writes co-after what `reads` read: those that could change what they read."""
+def _blockers(cand: Candidate, reads: Iterable[int], source: Mapping[int, int]) -> set[int]:
+    """The writes co-after what `reads` read: only they could change what they read."""
     out: set[int] = set()
     for r in reads:
         order = cand.co[cand.locs[r]]
@@ -56,101 +93,185 @@ def _blockers(cand: Candidate, reads: Iterable[int], source: dict[int, int]) -> 
     return out
 
 
+def _cut_at(es: EventStructure, path: Path) -> int | None:
+    """The back-edge instruction at which the bound cut `path`, None if it was not cut."""
+    return es.events[path.events[-1]].instr if path.cut else None
+
+
 def _spinning(
-    es: EventStructure, cand: Candidate, loops: dict[tuple[int, int], SpinLoop]
+    es: EventStructure, cand: Candidate, loops: Mapping[tuple[int, int], SpinLoop]
 ) -> dict[int, SpinLoop]:
     """The work-items whose path the bound cut at a spin loop's back-edge."""
     out = {}
     for t, path in enumerate(cand.paths):
-        if path.cut:
-            loop = loops.get((t, es.events[path.events[-1]].instr or -1))
-            if loop is not None:
-                out[t] = loop
+        loop = loops.get((t, _cut_at(es, path) or -1))
+        if loop is not None:
+            out[t] = loop
     return out
+
+
+def _sync_key(es: EventStructure, eid: int, tag: Tag) -> tuple[object, ...] | None:
+    """The k-th work-group barrier of a work-group (at its event tagged `tag`, ARRIVE or
+    DEPART) or the k-th collective of a sub-group that event `eid` takes part in."""
+    e = es.events[eid]
+    if e.thread is None:
+        return None
+    p = es.threads[e.thread].placement
+    if e.tag is tag:
+        return ("barrier", p.gpu, p.wg, e.barrier_index)
+    if e.kind is Kind.COLLECTIVE:
+        return ("collective", p.gpu, p.wg, p.sg, e.collective_index)
+    return None
+
+
+def _block(es: EventStructure, cand: Candidate, stop: dict[int, Stopped]) -> None:
+    """Add to `stop` the work-items that wait for ever at a barrier or collective that a
+    stopped work-item never reaches (PISA 1.1.1: waiting at a work-group barrier is how a
+    sub-group may depend on another), until nothing changes."""
+    changed = True
+    while changed:
+        changed = False
+        missing = {
+            _sync_key(es, eid, Tag.ARRIVE)
+            for s in stop.values()
+            for eid in cand.paths[s.thread].events[s.index :]
+        } - {None}
+        for u, path in enumerate(cand.paths):
+            for i, eid in enumerate(path.events):
+                if u in stop and stop[u].index <= i:
+                    break
+                if eid in cand.events and _sync_key(es, eid, Tag.DEPART) in missing:
+                    span = es.events[eid].span
+                    stop[u] = Stopped(
+                        u,
+                        i,
+                        f"it waits at line {span.line if span else '?'} for a work-item that "
+                        "never gets there",
+                    )
+                    changed = True
+                    break
 
 
 def _judge(
     es: EventStructure,
     cand: Candidate,
     waiter: int,
-    spinning: dict[int, SpinLoop],
+    spinning: Mapping[int, SpinLoop],
     progress: Progress,
-) -> tuple[_Found, str]:
+) -> tuple[_Found, str, Hang | None]:
     """Can `waiter` spin for ever, continuing `cand` under `progress`? The starving
     schedule stops each work-item that would write what releases the waiter before that
     write (when `progress` lets it be starved); the rest must be finished or stuck."""
+    nothing = (_Found.NOTHING, "", None)
     source = {r: w for w, r in cand.rf}
     place = [t.placement for t in es.threads]
     pos = {eid: (t, i) for t, p in enumerate(cand.paths) for i, eid in enumerate(p.events)}
-    reads = _last_iteration(es, cand, cand.paths[waiter], spinning[waiter])
-    stop: dict[int, int] = {}  # starved work-item -> index on its path of its first removed event
-    why: dict[int, str] = {}
-    for w in _blockers(cand, reads, source):
+    loop = spinning[waiter]
+    reads = _last_iteration(es, cand, cand.paths[waiter], loop)
+    stop: dict[int, Stopped] = {}
+    for w in sorted(_blockers(cand, reads, source)):
         t, i = pos[w]
-        if t == waiter:
-            return _Found.NOTHING, ""
-        reason = starvable(progress, place[waiter], place[t])
-        if reason is None:
-            return _Found.NOTHING, ""
-        why[t] = reason
-        if progress is Progress.OBE and reason.startswith("its work-group"):
-            for u, pl in enumerate(place):  # the whole work-group has not started
+        why = None if t == waiter else starvable(progress, place[waiter], place[t])
+        if why is None:
+            return nothing  # that write comes, and (eventual visibility) the waiter reads it
+        if why.unstarted:  # the whole work-group never starts
+            for u, pl in enumerate(place):
                 if not pl.host and (pl.gpu, pl.wg) == (place[t].gpu, place[t].wg):
-                    stop[u] = 0
-        else:
-            stop[t] = min(i, stop.get(t, i))
-    removed = {eid for t, i in stop.items() for eid in cand.paths[t].events[i:]}
+                    stop[u] = Stopped(u, 0, why.reason)
+        elif t not in stop or i < stop[t].index:
+            stop[t] = Stopped(t, i, why.reason)
+    _block(es, cand, stop)
+    if waiter in stop:
+        return nothing  # the waiter would wait at a barrier before its loop
+    removed = {eid for s in stop.values() for eid in cand.paths[s.thread].events[s.index :]}
     if any(w in removed and r not in removed for w, r in cand.rf):
-        return _Found.NOTHING, ""  # what remains read a removed write: no such schedule
-    if any(
-        es.events[e].tag in (Tag.ARRIVE, Tag.DEPART) or es.events[e].kind is Kind.COLLECTIVE
-        for e in removed & cand.events
-    ):
-        return _Found.NOTHING, ""  # starving a barrier's member is not modelled: no claim
+        return nothing  # what remains read a removed write: no such schedule
+    stuck = []
     for u, path in enumerate(cand.paths):
         if u == waiter or u in stop or not path.cut:
             continue
-        loop = spinning.get(u)
-        if loop is not None and not (
-            _blockers(cand, _last_iteration(es, cand, path, loop), source) - removed
+        own = spinning.get(u)
+        if own is not None and not (
+            _blockers(cand, _last_iteration(es, cand, path, own), source) - removed
         ):
-            continue  # stuck itself
-        reason = starvable(progress, place[waiter], place[u])
-        if reason is None or (progress is Progress.OBE and reason.startswith("its work-group")):
-            return (
-                _Found.UNDECIDED,
-                f"{_where(spinning[waiter])} while P{u} is still running at the bound",
-            )
-        why[u] = reason
-    if not why:
-        return _Found.HANG, (
-            f"{_where(spinning[waiter])}: it reads the last writes to its locations and every "
+            stuck.append(u)
+            continue
+        why = starvable(progress, place[waiter], place[u])
+        if why is not None and not why.unstarted:
+            stop[u] = Stopped(u, len(path.events) - 1, why.reason)
+            continue
+        if own is not None:
+            # u leaves its spin loop on a write it has yet to read: the execution with
+            # u's stale iterations dropped (one fewer iteration each) covers this one.
+            return nothing
+        line = es.events[path.events[-1]].span
+        return (
+            _Found.UNDECIDED,
+            f"{_where(loop)} while P{u}, which must keep running, is still in its loop at "
+            f"line {line.line if line else '?'} at the bound",
+            None,
+        )
+    prefix = Candidate(
+        paths=cand.paths,
+        path_indices=cand.path_indices,
+        events=cand.events - removed,
+        rf=frozenset(p for p in cand.rf if p[1] not in removed),
+        co={loc: tuple(w for w in o if w not in removed) for loc, o in cand.co.items()},
+        locs={e: loc for e, loc in cand.locs.items() if e not in removed},
+        values={e: v for e, v in cand.values.items() if e not in removed},
+        contributions=cand.contributions,
+    )
+    hang = Hang(
+        prefix, waiter, loop, tuple(reads), tuple(sorted(stop.values(), key=_tid)), tuple(stuck)
+    )
+    return _Found.HANG, _hang_text(hang), hang
+
+
+def _tid(s: Stopped) -> int:
+    return s.thread
+
+
+def _hang_text(hang: Hang) -> str:
+    starved = [s for s in hang.stopped if not s.reason.startswith("it waits at")]
+    if not starved:
+        return (
+            f"{_where(hang.loop)}: it reads the last writes to its locations and every "
             "other work-item has finished or spins too, so no write can release it (under any "
             "progress model)"
         )
-    waits = "; ".join(f"P{t} need not run: {r}" for t, r in sorted(why.items()))
-    return (
-        _Found.HANG,
-        f"{_where(spinning[waiter])} waiting for a write that may never come ({waits})",
-    )
+    waits = "; ".join(f"P{s.thread} need not run: {s.reason}" for s in starved)
+    return f"{_where(hang.loop)} waiting for a write that may never come ({waits})"
 
 
-def check_liveness(
-    test: LitmusTest, es: EventStructure, model: Model, progress: Progress
-) -> Liveness | None:
-    """The test's `Liveness` answer under `progress`, None when it has no spin loop."""
-    loops = {(sl.thread, sl.edge): sl for sl in spin_loops(test)}
-    if not loops:
+def analyse(
+    test: LitmusTest,
+    es: EventStructure,
+    model: Model,
+    progress: Progress,
+    only: SpinLoop | None = None,
+) -> Analysis | None:
+    """The Liveness answer for the test's spin loops (or only for `only`) under
+    `progress`; None when it has no spin loop. Only the executions in which the bound cuts
+    some work-item at a spin loop are enumerated, and the search stops at the first hang."""
+    every = spin_loops(test)
+    found = every if only is None else (only,)
+    if not found:
         return None
-    best: tuple[_Found, str] = (_Found.NOTHING, "")
-    for ex in executions(es, model):
-        if not ex.allowed or not ex.candidate.cut:
+    loops = {(sl.thread, sl.edge): sl for sl in every}
+    asked = {(sl.thread, sl.edge) for sl in found}
+
+    def wanted(paths: tuple[Path, ...]) -> bool:
+        return any((t, _cut_at(es, p) or -1) in asked for t, p in enumerate(paths))
+
+    best: tuple[_Found, str, Hang | None] = (_Found.NOTHING, "", None)
+    for ex in executions(es, model, paths_wanted=wanted):
+        if not ex.allowed:
             continue
         spinning = _spinning(es, ex.candidate, loops)
-        for waiter in sorted(spinning):
-            found = _judge(es, ex.candidate, waiter, spinning, progress)
-            if found[0].value > best[0].value:
-                best = found
+        for waiter in sorted(t for t, sl in spinning.items() if (t, sl.edge) in asked):
+            answer = _judge(es, ex.candidate, waiter, spinning, progress)
+            if answer[0] > best[0]:
+                best = answer
         if best[0] is _Found.HANG:
             break
     status = {
@@ -158,4 +279,12 @@ def check_liveness(
         _Found.UNDECIDED: LivenessStatus.UNDECIDED,
         _Found.HANG: LivenessStatus.MAY_HANG,
     }[best[0]]
-    return Liveness(status, best[1])
+    return Analysis(Liveness(status, best[1]), found, best[2])
+
+
+def check_liveness(
+    test: LitmusTest, es: EventStructure, model: Model, progress: Progress
+) -> Liveness | None:
+    """The test's `Liveness` answer under `progress`, None when it has no spin loop."""
+    result = analyse(test, es, model, progress)
+    return None if result is None else result.liveness

@@ -25,8 +25,9 @@ __all__ = ["SpinLoop", "spin_loops"]
 @dataclass(frozen=True, slots=True)
 class SpinLoop:
     """A back-edge `goto` of work-item `thread` whose body [`head`, `edge`] (instruction
-    indices) only loads, updates registers and retries cas, and whose exit depends on a
-    loaded value; `line` is the back-edge's PISA source line."""
+    indices) only loads, updates registers and retries cas, carries no register from one
+    iteration to the next, and whose exit depends on a loaded value; `line` is the
+    back-edge's PISA source line."""
 
     thread: int
     head: int
@@ -49,14 +50,34 @@ def _names(*operands: object) -> set[str]:
 
 
 def _sources(op: object) -> set[str]:
-    """The registers a register update reads."""
+    """The registers an instruction of a loop body reads."""
     if isinstance(op, Alu):
         return _names(*op.srcs)
     if isinstance(op, Compare):
         return _names(op.a, op.b)
     if isinstance(op, Select):
         return _names(op.cond, op.a, op.b)
+    if isinstance(op, Load):
+        return _names(op.addr.base, op.addr.offset)
+    if isinstance(op, IAtom):
+        return _names(op.addr.base, op.addr.offset, op.src0, op.src1)
     return set()
+
+
+def _memoryless(body: tuple[Instruction, ...]) -> bool:
+    """No iteration reads a register that an earlier iteration wrote: each iteration is the
+    same function of the values it loads, so dropping iterations that read stale values
+    changes nothing after the loop (the argument of docs/progress.md, "Soundness")."""
+    written: set[str] = set()
+    dsts = {
+        ins.op.dst.name for ins in body if isinstance(ins.op, Load | IAtom | Alu | Compare | Select)
+    }
+    for ins in body:
+        if (_sources(ins.op) & dsts) - written:
+            return False
+        if isinstance(ins.op, Load | IAtom | Alu | Compare | Select):
+            written.add(ins.op.dst.name)
+    return True
 
 
 def _loaded(body: tuple[Instruction, ...]) -> set[str]:
@@ -82,6 +103,8 @@ def _loop(thread: Thread, ins: Instruction) -> SpinLoop | None:
     if not body or not all(_quiet(i) for i in body):
         return None
     if op.cond.name not in _loaded(body):  # it must exit on a loaded value
+        return None
+    if not _memoryless(body):  # e.g. a counter of attempts: not a plain spin
         return None
     return SpinLoop(thread.index, head, ins.index, ins.span.line, ins.text)
 

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pisa_mm.outcomes.model import TestResult
 
 __all__ = [
+    "NO_PROGRESS",
     "EngineTask",
     "Job",
     "Loaded",
@@ -46,6 +47,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+NO_PROGRESS = "none"  # `--progress none`: no Liveness check
 T_co = TypeVar("T_co", covariant=True)
 
 
@@ -164,7 +167,7 @@ class EngineTask:
     models: tuple[str, ...]
     engines: tuple[str, ...]
     model_path: tuple[str, ...] = ()
-    progress: str = "pisa"  # the progress model of the Liveness line (docs/progress.md)
+    progress: str = "pisa"  # the progress model of the Liveness line, "none": no check
 
     def warm(self) -> None:
         for spec in self.models:
@@ -186,11 +189,11 @@ class EngineTask:
 def with_liveness(
     loaded: Loaded, model: Model, results: Sequence[TestResult], progress: str
 ) -> list[TestResult]:
-    """`results` with the test's Liveness answer, computed once by the explicit
-    enumeration whichever engine answered (docs/progress.md)."""
+    """`results` with the test's Liveness answer under `progress` ("none": unchecked),
+    computed once by the explicit enumeration whichever engine answered (docs/progress.md)."""
     from pisa_mm.liveness import Progress, check_liveness
 
-    if loaded.test is None or loaded.structure is None:
+    if loaded.test is None or loaded.structure is None or progress == NO_PROGRESS:
         return list(results)
     live = check_liveness(loaded.test, loaded.structure, model, Progress(progress))
     return [replace(r, liveness=live) for r in results]
