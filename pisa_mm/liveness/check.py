@@ -152,6 +152,15 @@ def _block(es: EventStructure, cand: Candidate, stop: dict[int, Stopped]) -> Non
                     break
 
 
+def _instruction_start(es: EventStructure, path: Path, i: int) -> int:
+    """The index on `path` of the first event of the instruction of its i-th event: a
+    work-item is stopped between instructions (an RMW's read and write stay together)."""
+    instr = es.events[path.events[i]].instr
+    while i > 0 and es.events[path.events[i - 1]].instr == instr:
+        i -= 1
+    return i
+
+
 def _judge(
     es: EventStructure,
     cand: Candidate,
@@ -171,6 +180,7 @@ def _judge(
     stop: dict[int, Stopped] = {}
     for w in sorted(_blockers(cand, reads, source)):
         t, i = pos[w]
+        i = _instruction_start(es, cand.paths[t], i)
         why = None if t == waiter else starvable(progress, place[waiter], place[t])
         if why is None:
             return nothing  # that write comes, and (eventual visibility) the waiter reads it
