@@ -372,12 +372,14 @@ def main(args: argparse.Namespace) -> int:
     console = Console(len(files), "running")
     reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
-    if args.check and getattr(args, "progress", "pisa") != "pisa":
-        raise PisaMMError.at(
-            None,
-            "--check compares with Liveness lines recorded under --progress pisa; drop --progress",
-            "usage",
-        )
+    for flag, given in (("--check", args.check), ("--baseline", getattr(args, "baseline", None))):
+        if given and getattr(args, "progress", "pisa") != "pisa":
+            raise PisaMMError.at(
+                None,
+                f"{flag} compares with Liveness lines recorded under --progress pisa; "
+                "drop --progress",
+                "usage",
+            )
     task = EngineTask(
         (args.model,), engines, tuple(args.model_path), getattr(args, "progress", "pisa")
     )
