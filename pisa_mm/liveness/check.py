@@ -7,10 +7,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from pisa_mm.cat.syntax import Model
-from pisa_mm.events.model import EventStructure, Kind, Path, Tag
+from pisa_mm.events.model import EventStructure, Kind, Path
 from pisa_mm.explicit.candidates import Candidate
 from pisa_mm.explicit.engine import executions
 from pisa_mm.litmus.program import LitmusTest
+from pisa_mm.liveness.blocking import Stopped, block
 from pisa_mm.liveness.loops import SpinLoop, spin_loops
 from pisa_mm.liveness.progress import Progress, starvable
 from pisa_mm.outcomes.model import Liveness, LivenessStatus
@@ -22,17 +23,6 @@ class _Found(enum.IntEnum):
     NOTHING = 0  # this execution shows no hang (some write releases the waiter)
     UNDECIDED = 1  # a work-item that must keep running is cut by the bound elsewhere
     HANG = 2
-
-
-@dataclass(frozen=True, slots=True)
-class Stopped:
-    """A work-item that never runs again from event `index` of its path on: starved by the
-    scheduler (`reason` cites the progress rule), or blocked at a barrier or collective
-    that a starved work-item never reaches."""
-
-    thread: int
-    index: int
-    reason: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,48 +100,6 @@ def _spinning(
     return out
 
 
-def _sync_key(es: EventStructure, eid: int, tag: Tag) -> tuple[object, ...] | None:
-    """The k-th work-group barrier of a work-group (at its event tagged `tag`, ARRIVE or
-    DEPART) or the k-th collective of a sub-group that event `eid` takes part in."""
-    e = es.events[eid]
-    if e.thread is None:
-        return None
-    p = es.threads[e.thread].placement
-    if e.tag is tag:
-        return ("barrier", p.gpu, p.wg, e.barrier_index)
-    if e.kind is Kind.COLLECTIVE:
-        return ("collective", p.gpu, p.wg, p.sg, e.collective_index)
-    return None
-
-
-def _block(es: EventStructure, cand: Candidate, stop: dict[int, Stopped]) -> None:
-    """Add to `stop` the work-items that wait for ever at a barrier or collective that a
-    stopped work-item never reaches (PISA 1.1.1: waiting at a work-group barrier is how a
-    sub-group may depend on another), until nothing changes."""
-    changed = True
-    while changed:
-        changed = False
-        missing = {
-            _sync_key(es, eid, Tag.ARRIVE)
-            for s in stop.values()
-            for eid in cand.paths[s.thread].events[s.index :]
-        } - {None}
-        for u, path in enumerate(cand.paths):
-            for i, eid in enumerate(path.events):
-                if u in stop and stop[u].index <= i:
-                    break
-                if eid in cand.events and _sync_key(es, eid, Tag.DEPART) in missing:
-                    span = es.events[eid].span
-                    stop[u] = Stopped(
-                        u,
-                        i,
-                        f"it waits at line {span.line if span else '?'} for a work-item that "
-                        "never gets there",
-                    )
-                    changed = True
-                    break
-
-
 def _instruction_start(es: EventStructure, path: Path, i: int) -> int:
     """The index on `path` of the first event of the instruction of its i-th event: a
     work-item is stopped between instructions (an RMW's read and write stay together)."""
@@ -170,7 +118,8 @@ def _judge(
 ) -> tuple[_Found, str, Hang | None]:
     """Can `waiter` spin for ever, continuing `cand` under `progress`? The starving
     schedule stops each work-item that would write what releases the waiter before that
-    write (when `progress` lets it be starved); the rest must be finished or stuck."""
+    write (when `progress` lets it be starved), and with it those that wait for a stopped
+    or spinning work-item at a barrier; every other one must be finished or stuck."""
     nothing = (_Found.NOTHING, "", None)
     source = {r: w for w, r in cand.rf}
     place = [t.placement for t in es.threads]
@@ -178,62 +127,79 @@ def _judge(
     loop = spinning[waiter]
     reads = _last_iteration(es, cand, cand.paths[waiter], loop)
     stop: dict[int, Stopped] = {}
-    for w in sorted(_blockers(cand, reads, source)):
-        t, i = pos[w]
-        i = _instruction_start(es, cand.paths[t], i)
-        why = None if t == waiter else starvable(progress, place[waiter], place[t])
-        if why is None:
-            return nothing  # that write comes, and (eventual visibility) the waiter reads it
-        if why.unstarted:  # the whole work-group never starts
-            for u, pl in enumerate(place):
-                if not pl.host and (pl.gpu, pl.wg) == (place[t].gpu, place[t].wg):
-                    stop[u] = Stopped(u, 0, why.reason)
-        elif t not in stop or i < stop[t].index:
-            stop[t] = Stopped(t, i, why.reason)
-    _block(es, cand, stop)
-    if waiter in stop:
-        return nothing  # the waiter would wait at a barrier before its loop
-    removed = {eid for s in stop.values() for eid in cand.paths[s.thread].events[s.index :]}
-    if any(w in removed and r not in removed for w, r in cand.rf):
+    stuck: set[int] = set()
+    forever: set[int] = {waiter}  # spinning or starved at the bound: no barrier after
+
+    def removed() -> set[int]:
+        return {e for s in stop.values() for e in cand.paths[s.thread].events[s.index :]}
+
+    while True:
+        progressed = True
+        while progressed:  # stuck spinners and starvable runners, and who they block
+            block(es, cand, stop, forever)
+            gone = removed()
+            progressed = False
+            for u, path in enumerate(cand.paths):
+                if u in forever or u in stop or not path.cut:
+                    continue
+                own = spinning.get(u)
+                if own is not None and not (
+                    _blockers(cand, _last_iteration(es, cand, path, own), source) - gone
+                ):
+                    stuck.add(u)
+                    forever.add(u)
+                    progressed = True
+                    continue
+                why = starvable(progress, place[waiter], place[u])
+                if why is not None and not why.unstarted:  # stopped at the bound
+                    stop[u] = Stopped(u, len(path.events) - 1, why.reason)
+                    forever.add(u)
+                    progressed = True
+        if waiter in stop:
+            return nothing  # the waiter would wait at a barrier before its loop
+        remaining = _blockers(cand, reads, source) - gone
+        if not remaining:
+            break
+        for w in sorted(remaining):
+            t, i = pos[w]
+            i = _instruction_start(es, cand.paths[t], i)
+            why = None if t == waiter else starvable(progress, place[waiter], place[t])
+            if why is None:
+                return nothing  # that write comes, and (eventual visibility) W reads it
+            if why.unstarted:  # the whole work-group never starts
+                for u, pl in enumerate(place):
+                    if not pl.host and (pl.gpu, pl.wg) == (place[t].gpu, place[t].wg):
+                        stop[u] = Stopped(u, 0, why.reason)
+            elif t not in stop or i < stop[t].index:
+                stop[t] = Stopped(t, i, why.reason)
+    if any(w in gone and r not in gone for w, r in cand.rf):
         return nothing  # what remains read a removed write: no such schedule
-    stuck = []
     for u, path in enumerate(cand.paths):
-        if u == waiter or u in stop or not path.cut:
+        if u in forever or u in stop or not path.cut:
             continue
-        own = spinning.get(u)
-        if own is not None and not (
-            _blockers(cand, _last_iteration(es, cand, path, own), source) - removed
-        ):
-            stuck.append(u)
-            continue
-        why = starvable(progress, place[waiter], place[u])
-        if why is not None and not why.unstarted:
-            stop[u] = Stopped(u, len(path.events) - 1, why.reason)
-            continue
-        if own is not None:
+        if u in spinning:
             # u leaves its spin loop on a write it has yet to read: the execution with
             # u's stale iterations dropped (one fewer iteration each) covers this one.
             return nothing
-        line = es.events[path.events[-1]].span
+        span = es.events[path.events[-1]].span
         return (
             _Found.UNDECIDED,
             f"{_where(loop)} while P{u}, which must keep running, is still in its loop at "
-            f"line {line.line if line else '?'} at the bound",
+            f"line {span.line if span else '?'} at the bound",
             None,
         )
     prefix = Candidate(
         paths=cand.paths,
         path_indices=cand.path_indices,
-        events=cand.events - removed,
-        rf=frozenset(p for p in cand.rf if p[1] not in removed),
-        co={loc: tuple(w for w in o if w not in removed) for loc, o in cand.co.items()},
-        locs={e: loc for e, loc in cand.locs.items() if e not in removed},
-        values={e: v for e, v in cand.values.items() if e not in removed},
+        events=cand.events - gone,
+        rf=frozenset(p for p in cand.rf if p[1] not in gone),
+        co={loc: tuple(w for w in o if w not in gone) for loc, o in cand.co.items()},
+        locs={e: loc for e, loc in cand.locs.items() if e not in gone},
+        values={e: v for e, v in cand.values.items() if e not in gone},
         contributions=cand.contributions,
     )
-    hang = Hang(
-        prefix, waiter, loop, tuple(reads), tuple(sorted(stop.values(), key=_tid)), tuple(stuck)
-    )
+    stopped = tuple(sorted(stop.values(), key=_tid))
+    hang = Hang(prefix, waiter, loop, tuple(reads), stopped, tuple(sorted(stuck)))
     return _Found.HANG, _hang_text(hang), hang
 
 
@@ -242,15 +208,20 @@ def _tid(s: Stopped) -> int:
 
 
 def _hang_text(hang: Hang) -> str:
-    starved = [s for s in hang.stopped if not s.reason.startswith("it waits at")]
+    starved = [s for s in hang.stopped if not s.blocked]
+    blocked = ", ".join(
+        f"P{s.thread} {s.reason.removeprefix('it ')}" for s in hang.stopped if s.blocked
+    )
     if not starved:
+        waits = f"; {blocked}" if blocked else ""
         return (
             f"{_where(hang.loop)}: it reads the last writes to its locations and every "
-            "other work-item has finished or spins too, so no write can release it (under any "
-            "progress model)"
+            f"other work-item has finished or spins too{waits}, so no write can release it "
+            "(under any progress model)"
         )
     waits = "; ".join(f"P{s.thread} need not run: {s.reason}" for s in starved)
-    return f"{_where(hang.loop)} waiting for a write that may never come ({waits})"
+    also = f"; {blocked}" if blocked else ""
+    return f"{_where(hang.loop)} waiting for a write that may never come ({waits}{also})"
 
 
 def analyse(

@@ -94,6 +94,16 @@ def test_a_spinning_writer_that_must_run_is_not_undecided() -> None:
         assert _status(loaded, Progress.PISA) is LivenessStatus.TERMINATES
 
 
+def test_a_writer_waiting_at_a_barrier_for_the_spinner_deadlocks() -> None:
+    """P1 passed the barrier in the cut execution only because the bound cut P0 before it:
+    P1 really waits there for ever, so its store never comes, under every model."""
+    loaded = _load(DIR / "Spin+barrier+deadlock.litmus")
+    assert loaded.test is not None and loaded.structure is not None
+    live = check_liveness(loaded.test, loaded.structure, cached_model("pisa"), Progress.FAIR)
+    assert live is not None and live.status is LivenessStatus.MAY_HANG
+    assert "P1 waits at line 30 (barrier.workgroup) for a work-item that never gets" in live.detail
+
+
 def test_reason_names_the_spinner_line_and_rule() -> None:
     loaded = _load(DIR / "SpinMP+workgroups.litmus")
     assert loaded.test is not None and loaded.structure is not None
