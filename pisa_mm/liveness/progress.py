@@ -40,6 +40,10 @@ _OBE = (
     "its work-group may not have started, and an occupancy-bound scheduler "
     "(Sorensen et al., CONCUR 2018) need not start it while the waiter spins"
 )
+_HOST = (
+    "one of the two runs on the host, and PISA 1.1.1 promises nothing about progress "
+    "between the host and a kernel's work-groups"
+)
 _WG = (
     "it is in another work-group, and PISA 1.1.1 runs work-groups in an unspecified "
     "order, not necessarily in parallel"
@@ -61,6 +65,8 @@ def starvable(progress: Progress, waiter: Placement, other: Placement) -> Starva
         if waiter.sg == other.sg:
             return Starvable(_LANE)
         return None  # PISA 1.1.1: sub-groups of one work-group make independent progress
+    if waiter.host or other.host:
+        return Starvable(_HOST)
     if progress is Progress.OBE:
         return Starvable(_OBE, unstarted=True)
     return Starvable(_WG)
