@@ -170,6 +170,7 @@ def _judge(
                 for u, pl in enumerate(place):
                     if not pl.host and (pl.gpu, pl.wg) == (place[t].gpu, place[t].wg):
                         stop[u] = Stopped(u, 0, why.reason)
+                        stuck.discard(u)  # it does not spin: it never starts
             elif t not in stop or i < stop[t].index:
                 stop[t] = Stopped(t, i, why.reason)
     if any(w in gone and r not in gone for w, r in cand.rf):

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import shutil
+from pathlib import Path
+
 import pytest
 
 from pisa_mm.cli import main
@@ -88,3 +92,16 @@ def test_run_prints_no_liveness_line_without_spin_loops_or_with_none(
     assert "Liveness" not in capsys.readouterr().out
     assert main(["run", "--no-time", "--progress", "none", DIR + "SpinMP+lanes.litmus"]) == 0
     assert "Liveness" not in capsys.readouterr().out
+
+
+def test_baselines_record_the_liveness_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    test, base = tmp_path / "SpinMP+lanes.litmus", tmp_path / "base.json"
+    shutil.copy(DIR + "SpinMP+lanes.litmus", test)
+    assert main(["run", str(test), "--baseline", str(base), "--update-baseline"]) == 0
+    (recorded,) = json.loads(base.read_text())["tests"].values()
+    assert recorded["liveness"].startswith("Liveness may hang: P1 spins at line 28")
+    assert main(["run", str(test), "--baseline", str(base)]) == 0
+    assert "0 of 1 compared tests differ" in capsys.readouterr().err
+    assert main(["run", str(test), "--baseline", str(base), "--progress", "fair"]) == 2
