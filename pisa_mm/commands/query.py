@@ -1,17 +1,23 @@
-"""`pisa-mm query`: is one final state allowed? A witness execution, or why not."""
+"""`pisa-mm query`: is one final state allowed? A witness execution, or why not. With
+`--liveness`: can each spin loop hang? The starving schedule and the stuck execution."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterable
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import load_test, test_unroll
+from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
 from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import parse_prop
+from pisa_mm.litmus.program import LitmusTest
+from pisa_mm.liveness.progress import PROGRESS_MODELS
 from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
+from pisa_mm.outcomes.model import LivenessStatus
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import query_graph
 from pisa_mm.report.render import FORMATS, write_picture
@@ -26,17 +32,32 @@ from pisa_mm.runner.options import (
 from pisa_mm.runner.outcome import Exit
 from pisa_mm.smt.query import Allowed, QueryResult, query
 
-HELP = "ask whether a final-state outcome is allowed: a witness execution, or why not"
+HELP = (
+    "ask whether a final-state outcome is allowed: a witness execution, or why not; "
+    "or (--liveness) whether a spin loop may hang"
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("test", metavar="TEST", help="a litmus file")
     parser.add_argument(
         "--outcome",
-        required=True,
         metavar="PROP",
         help="a final-state proposition in the condition syntax "
-        "(e.g. 'P1:%%r0 == 1 /\\ P1:%%r1 == 0')",
+        "(e.g. 'P1:%%r0 == 1 /\\ P1:%%r1 == 0'); required unless --liveness",
+    )
+    parser.add_argument(
+        "--liveness",
+        action="store_true",
+        help="instead of an outcome: for each spin loop, whether it terminates, and for one "
+        "that may hang the starving schedule and the stuck execution (docs/progress.md)",
+    )
+    parser.add_argument(
+        "--progress",
+        choices=PROGRESS_MODELS,
+        default="pisa",
+        help="with --liveness: the forward-progress model, pisa (PISA 1.1.1), obe "
+        "(occupancy-bound), fair or unfair (default: pisa)",
     )
     parser.add_argument(
         "--model",
@@ -73,13 +94,26 @@ EXIT_STATUS = {
 }
 
 
+# Exit statuses of --liveness (docs/cli.md): the worst answer over the spin loops.
+LIVENESS_EXIT = {
+    LivenessStatus.TERMINATES: Exit.OK,
+    LivenessStatus.MAY_HANG: Exit.NEGATIVE,
+    LivenessStatus.UNDECIDED: Exit.CUT,
+}
+
+
 def main(args: argparse.Namespace) -> int:
     """Exit 0 when the outcome is allowed, 1 when forbidden, 4 when unknown (the budget ran
-    out), 5 when only executions cut by the unroll bound reach it."""
+    out), 5 when only executions cut by the unroll bound reach it. With --liveness: 0 when
+    every spin loop terminates, 1 when one may hang, 5 when one is undecided within the
+    bound, 4 when the budget ran out, 6 when the test has no spin loop."""
+    _check_usage(args)
     check_outputs([args.dot, args.svg, args.png], [args.test])
     test = load_test(args.test, strict=args.strict)
     for w in test.warnings:
         print(w, file=sys.stderr)
+    if args.liveness:
+        return _liveness(args, test)
     prop = parse_prop(args.outcome, test)
     model = load_model(args.model, model_path_of(args))
 
@@ -107,3 +141,49 @@ def _write_pictures(args: argparse.Namespace, dot: str) -> None:
         path = getattr(args, fmt)
         if path:
             write_picture(path, dot, fmt, args.timeout)
+
+
+def _check_usage(args: argparse.Namespace) -> None:
+    if args.liveness and args.outcome is not None:
+        raise PisaMMError.at(None, "give --outcome PROP or --liveness, not both", "usage")
+    if not args.liveness and args.outcome is None:
+        raise PisaMMError.at(None, "query needs --outcome PROP (or --liveness)", "usage")
+    if args.liveness and (args.dot or args.svg or args.png):
+        raise PisaMMError.at(
+            None, "--dot/--svg/--png draw an outcome's witness: not with --liveness", "usage"
+        )
+    if not args.liveness and args.progress != "pisa":
+        raise PisaMMError.at(None, "--progress is an option of --liveness", "usage")
+
+
+def _liveness(args: argparse.Namespace, test: LitmusTest) -> int:
+    """Each spin loop's answer under --progress, its schedule and stuck execution."""
+    from pisa_mm.liveness import Progress, analyse, spin_loops
+    from pisa_mm.liveness.check import Analysis
+    from pisa_mm.report.liveness import render_liveness
+
+    model = load_model(args.model, model_path_of(args))
+    progress = Progress(args.progress)
+    unroll = test_unroll(test, args.unroll)
+
+    def work() -> tuple[EventStructure, list[Analysis]]:
+        es = build(test, unroll=unroll)
+        found = [analyse(test, es, model, progress, only=loop) for loop in spin_loops(test)]
+        return es, [a for a in found if a is not None]
+
+    try:
+        es, analyses = under_budget(budget_of(args), work)
+    except Spent as spent:
+        print(f"Test {test.name}: liveness under --progress {args.progress}")
+        print(f"Unknown ({spent.message})")
+        return int(Exit.UNKNOWN)
+    print(render_liveness(test.name, es, args.progress, unroll, analyses), end="")
+    if not analyses:
+        return int(Exit.NO_SPIN_LOOP)
+    return int(worst_liveness(LIVENESS_EXIT[a.liveness.status] for a in analyses))
+
+
+def worst_liveness(codes: Iterable[Exit]) -> Exit:
+    """may hang, then undecided, then terminates."""
+    seen = set(codes)
+    return next(c for c in (Exit.NEGATIVE, Exit.CUT, Exit.OK) if c in seen)

@@ -22,6 +22,7 @@ from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs
 from pisa_mm.runner.job import (
+    NO_PROGRESS,
     EngineTask,
     Job,
     Loaded,
@@ -130,8 +131,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="with --baseline: record this run's results in FILE instead of comparing",
     )
     from pisa_mm.commands.pictures import add_run_arguments
+    from pisa_mm.liveness.progress import PROGRESS_MODELS
 
     add_run_arguments(parser)
+    parser.add_argument(
+        "--progress",
+        choices=(*PROGRESS_MODELS, NO_PROGRESS),
+        default="pisa",
+        help="the forward-progress model of the Liveness line of tests with spin loops: "
+        "pisa (PISA 1.1.1), obe (occupancy-bound), fair, unfair; none skips the check "
+        "(docs/progress.md)",
+    )
 
 
 def add_selection_arguments(parser: argparse.ArgumentParser, *, optional: bool = False) -> None:
@@ -363,7 +373,17 @@ def main(args: argparse.Namespace) -> int:
     console = Console(len(files), "running")
     reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
-    task = EngineTask((args.model,), engines, model_path_of(args))
+    for flag, given in (("--check", args.check), ("--baseline", getattr(args, "baseline", None))):
+        if given and getattr(args, "progress", "pisa") != "pisa":
+            raise PisaMMError.at(
+                None,
+                f"{flag} compares with Liveness lines recorded under --progress pisa; "
+                "drop --progress",
+                "usage",
+            )
+    task = EngineTask(
+        (args.model,), engines, model_path_of(args), getattr(args, "progress", "pisa")
+    )
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
     try:
         for i, record in enumerate(records):
@@ -432,6 +452,10 @@ def judge(
                 ("expected", r.engine),
                 below=r.engine not in EXACT_ENGINES,
             )
+            if (
+                getattr(args, "progress", "pisa") != "pisa"
+            ):  # expectations record the Liveness line of pisa
+                diffs = [d for d in diffs if not d.startswith("liveness:")]
             problems.extend(f"{exp_file}: {d}" for d in diffs)
     elif args.check:
         problems.append(f"{exp_file}: no expectation file (create it with promote)")
@@ -440,6 +464,12 @@ def judge(
         if found is not None:
             compared = True
             problems.extend(f"{path}: {p}" for p in found)
+    if args.unroll is None and is_shipped_model(model):
+        from pisa_mm.liveness.metadata import liveness_problems
+
+        live = liveness_problems(record.metadata, getattr(args, "progress", "pisa"), results)
+        compared = compared or bool(live)
+        problems.extend(f"{path}: {p}" for p in live)
     if problems:
         kind = Kind.FAILED
     elif any(r.verdict is Verdict.UNKNOWN for r in results):

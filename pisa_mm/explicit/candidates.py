@@ -21,7 +21,7 @@ from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
 from pisa_mm.values.eval import evaluate
 from pisa_mm.values.expr import Const, Expr
 
-__all__ = ["Candidate", "Prune", "candidates", "location_address"]
+__all__ = ["Candidate", "PathFilter", "Prune", "candidates", "location_address"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +88,11 @@ class Candidate:
 
 # Called on partial candidates; False means no completion can be allowed (skip them all).
 Prune = Callable[[Candidate], bool]
+
+# Called on each choice of paths (one per work-item, in thread order) before any rf or co
+# is chosen; False skips every candidate on those paths (e.g. liveness wants only those
+# with a work-item cut at a spin loop).
+PathFilter = Callable[[tuple[Path, ...]], bool]
 
 
 class _Unknown(Exception):
@@ -228,16 +233,21 @@ def _try(check: Callable[[], bool]) -> bool | None:
         return None
 
 
-def candidates(es: EventStructure, prune: Prune | None = None) -> Iterator[Candidate]:
+def candidates(
+    es: EventStructure, prune: Prune | None = None, paths_wanted: PathFilter | None = None
+) -> Iterator[Candidate]:
     """Every well-formed candidate execution, in a deterministic order.
 
     `prune`, if given, is asked about partial candidates (rf chosen for some reads, when the
     events and locations do not depend on values; a prefix of co) and may cut them: it must
-    answer False only when no completion is wanted.
+    answer False only when no completion is wanted. `paths_wanted`, if given, restricts the
+    enumeration to the choices of paths it accepts.
     """
     inits = [e.id for e in es.events if e.thread is None]
     for choice in itertools.product(*(range(len(t.paths)) for t in es.threads)):
         paths = tuple(t.paths[i] for t, i in zip(es.threads, choice, strict=True))
+        if paths_wanted is not None and not paths_wanted(paths):
+            continue
         yield from _Choice(es, paths, tuple(choice), inits, prune).candidates()
 
 

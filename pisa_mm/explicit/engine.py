@@ -18,7 +18,7 @@ from pisa_mm.events.relations import (
     static_relations,
     static_sets,
 )
-from pisa_mm.explicit.candidates import Candidate, Prune, candidates
+from pisa_mm.explicit.candidates import Candidate, PathFilter, Prune, candidates
 from pisa_mm.explicit.monotone import monotone_axioms
 from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, RegObs
 from pisa_mm.outcomes.condition import (
@@ -175,17 +175,24 @@ def _pruner(static: _Static, evaluator: Evaluator | None) -> Prune | None:
 
 
 def executions(
-    es: EventStructure, model: Model, *, all_failures: bool = False, prune: bool = True
+    es: EventStructure,
+    model: Model,
+    *,
+    all_failures: bool = False,
+    prune: bool = True,
+    paths_wanted: PathFilter | None = None,
 ) -> Iterator[Execution]:
     """Well-formed candidates of `es`, judged by `model`.
 
     With `prune` (the default), candidates that some partial execution already shows to be
     forbidden are skipped; without it, every candidate is judged (for explanations).
+    `paths_wanted` restricts the enumeration to the path choices it accepts (liveness).
     """
     static = _Static(es)
     compiled = _compiled(model)
     evaluator = compiled.evaluator
-    for cand in candidates(es, _pruner(static, compiled.pruner) if prune else None):
+    pruner = _pruner(static, compiled.pruner) if prune else None
+    for cand in candidates(es, pruner, paths_wanted):
         # The static key names the structure too: the evaluators outlive this test.
         result = evaluator.evaluate(
             base_relations(static, cand),

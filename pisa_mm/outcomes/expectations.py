@@ -46,6 +46,7 @@ class Expectation:
     flags: frozenset[str]  # `name`, or `name (cut)` when only cut executions raise it
     cut: int  # cut executions (or distinct cut states, without counts_executions)
     condition: str
+    liveness: str | None = None  # the `Liveness ...` line of a test with spin loops
 
 
 def expected_path(test_path: str, model: str = DEFAULT_MODEL) -> str:
@@ -67,6 +68,7 @@ def from_result(result: TestResult) -> Expectation:
         flags=frozenset(f.label for f in result.flags),
         cut=result.cut,
         condition=result.condition_text,
+        liveness=None if result.liveness is None else result.liveness.line,
     )
 
 
@@ -134,6 +136,7 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
     flags: set[str] = set()
     cut = 0
     condition: str | None = None
+    liveness: str | None = None
     while (line := src.peek()) is not None:
         src.pos += 1
         if line.startswith("Flag "):
@@ -149,6 +152,8 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
             cut = int(match.group(1))
         elif line.startswith("Condition "):
             condition = line[len("Condition ") :].strip()
+        elif line.startswith("Liveness "):
+            liveness = line.strip()
         elif line.startswith(("Observation ", "Time ")) or not line.strip():
             continue
         else:
@@ -167,6 +172,7 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         flags=frozenset(flags),
         cut=cut,
         condition=condition,
+        liveness=liveness,
     )
 
 
@@ -228,4 +234,6 @@ def compare(
     # Cut counts compare when both count executions; otherwise only whether any was cut.
     if left.cut != right.cut if both_count else (left.cut > 0) != (right.cut > 0):
         out.append(f"unroll cut: {a} {left.cut}, {b} {right.cut}")
+    if left.liveness != right.liveness:
+        out.append(f"liveness: {a} {left.liveness or 'none'}, {b} {right.liveness or 'none'}")
     return out

@@ -31,6 +31,28 @@ class State:
         return " ".join(f"{k}={v};" for k, v in self.values)
 
 
+class LivenessStatus(enum.Enum):
+    """The answer for a test's spin loops under one progress model (docs/progress.md)."""
+
+    TERMINATES = "terminates"
+    MAY_HANG = "may hang"
+    UNDECIDED = "undecided within the bound (raise --unroll)"
+
+
+@dataclass(frozen=True, slots=True)
+class Liveness:
+    """The `Liveness` line of a test with spin loops: its status and, unless it
+    terminates, which work-item spins where and why (in terms of PISA 1.1.1)."""
+
+    status: LivenessStatus
+    detail: str = ""
+
+    @property
+    def line(self) -> str:
+        text = f"Liveness {self.status.value}"
+        return f"{text}: {self.detail}" if self.detail else text
+
+
 @dataclass(frozen=True, slots=True)
 class FlagWitness:
     """A raised undefined-behaviour flag with one witness pair of events (ids and texts).
@@ -81,5 +103,6 @@ class TestResult:
     condition_text: str
     seconds: float = 0.0
     counts_executions: bool = True
+    liveness: Liveness | None = None  # None: no spin loop (or not checked)
 
     __test__: ClassVar[bool] = False  # not a pytest test class, despite its name

@@ -61,6 +61,9 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     lines.append(f"Observation {result.name} {obs} {result.positive} {result.negative}")
     if time:
         lines.append(f"Time {result.name} {result.seconds:.2f}")
+    # Not herd: after herd's lines, for a test with spin loops (docs/progress.md).
+    if result.liveness is not None:
+        lines.append(result.liveness.line)
     return "\n".join(lines) + "\n"
 
 

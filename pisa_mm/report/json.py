@@ -13,7 +13,8 @@ __all__ = ["result_to_dict", "results_to_json"]
 
 # 2: `cut` is a count (executions, or distinct states when `counts_executions` is false),
 # flags carry `cut` (raised only by cut executions).
-SCHEMA_VERSION = 2
+# 3: `liveness` (null without spin loops, else {"status", "detail"}).
+SCHEMA_VERSION = 3
 
 
 def result_to_dict(result: TestResult) -> dict[str, Any]:
@@ -40,6 +41,9 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
             for f in sorted(result.flags, key=lambda f: (f.name, f.events))
         ],
         "cut": result.cut,
+        "liveness": None
+        if result.liveness is None
+        else {"status": result.liveness.status.value, "detail": result.liveness.detail},
         "seconds": round(result.seconds, 3),
     }
 

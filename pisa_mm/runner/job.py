@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pisa_mm.outcomes.model import TestResult
 
 __all__ = [
+    "NO_PROGRESS",
     "EngineTask",
     "Job",
     "Loaded",
@@ -46,6 +47,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+
+NO_PROGRESS = "none"  # `--progress none`: no Liveness check
 T_co = TypeVar("T_co", covariant=True)
 
 
@@ -164,6 +167,7 @@ class EngineTask:
     models: tuple[str, ...]
     engines: tuple[str, ...]
     model_path: tuple[str, ...] = ()
+    progress: str = "pisa"  # the progress model of the Liveness line, "none": no check
 
     def warm(self) -> None:
         for spec in self.models:
@@ -174,11 +178,25 @@ class EngineTask:
     def __call__(self, loaded: Loaded) -> tuple[tuple[TestResult, ...], ...]:
         out = []
         for spec in self.models:
-            results = run_engines(loaded, cached_model(spec, self.model_path), self.engines)
+            model = cached_model(spec, self.model_path)
+            results = run_engines(loaded, model, self.engines)
             if loaded.error is not None:
                 return ()
-            out.append(tuple(results))
+            out.append(tuple(with_liveness(loaded, model, results, self.progress)))
         return tuple(out)
+
+
+def with_liveness(
+    loaded: Loaded, model: Model, results: Sequence[TestResult], progress: str
+) -> list[TestResult]:
+    """`results` with the test's Liveness answer under `progress` ("none": unchecked),
+    computed once by the explicit enumeration whichever engine answered (docs/progress.md)."""
+    from pisa_mm.liveness import Progress, check_liveness
+
+    if loaded.test is None or loaded.structure is None or progress == NO_PROGRESS:
+        return list(results)
+    live = check_liveness(loaded.test, loaded.structure, model, Progress(progress))
+    return [replace(r, liveness=live) for r in results]
 
 
 @dataclass(frozen=True, slots=True)

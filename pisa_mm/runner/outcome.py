@@ -17,6 +17,7 @@ class Exit(enum.IntEnum):
     INTERNAL = 3  # a bug in pisa-mm
     UNKNOWN = 4  # a budget ran out (and nothing worse happened)
     CUT = 5  # query/trace: only executions cut by the unroll bound reach the outcome
+    NO_SPIN_LOOP = 6  # query --liveness: the test has no spin loop
     STDOUT_CLOSED = 141  # 128 + SIGPIPE: the reader of stdout went away
     SIGINT = 130
     SIGTERM = 143

@@ -22,6 +22,7 @@ from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import load, run_engines
 from pisa_mm.engines import EXACT_ENGINES, available_engines
 from pisa_mm.outcomes.expectations import compare, expected_path, from_result, read_expectation
+from pisa_mm.runner.job import with_liveness
 
 SUITE = HAND_WRITTEN  # generated tests have no hand verdict: promote recorded theirs
 
@@ -79,7 +80,9 @@ def test_every_generated_test_has_its_expectation() -> None:
 
 def check_expectation(path: Path, engine: str) -> None:
     loaded = load(str(path), unroll=None, strict=False)
-    (result,) = run_engines(loaded, load_model("pisa"), [engine])
+    model = load_model("pisa")
+    # as `run` reports it: with the Liveness line (recorded under --progress pisa)
+    (result,) = with_liveness(loaded, model, run_engines(loaded, model, [engine]), "pisa")
     expected = read_expectation(expected_path(str(path)))
     # an engine outside EXACT_ENGINES (the operational machine) must stay below the answer
     below = engine not in EXACT_ENGINES
