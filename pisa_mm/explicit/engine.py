@@ -20,6 +20,7 @@ from pisa_mm.events.relations import (
 )
 from pisa_mm.explicit.candidates import Candidate, Prune, candidates
 from pisa_mm.explicit.monotone import monotone_axioms
+from pisa_mm.explicit.size import candidate_space
 from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, RegObs
 from pisa_mm.outcomes.condition import (
     condition_text,
@@ -71,6 +72,12 @@ class _Base:
 # Built-ins that differ between candidates with the same events: the evaluator recomputes
 # only what depends on them. Space sets and loc depend on computed addresses, hence on rf.
 _DYNAMIC = frozenset({"rf", "co", "loc", *SPACE_SETS})
+
+# Pruning judges partial candidates, which costs more than it cuts on small candidate
+# spaces (explicit/size.py): below this estimate every candidate is judged whole. Measured
+# with bench/run_bench.py: on the small shapes of litmus/gen (estimates 4-32), pruning
+# makes the engine 1.5-1.7x slower; from about a hundred on it wins (2.5x at 300-500).
+PRUNE_ABOVE = 64
 
 
 class _Static:
@@ -253,7 +260,7 @@ def run_test(
     positive = negative = cut = 0
     flags: dict[str, FlagWitness] = {}
     cut_flags: dict[str, FlagWitness] = {}
-    for ex in executions(structure, model):
+    for ex in executions(structure, model, prune=candidate_space(structure) > PRUNE_ABOVE):
         if not ex.allowed:
             continue
         if ex.candidate.cut:
