@@ -89,6 +89,17 @@ class _Static:
         self.rels = static_relations(es)
         self._restricted: dict[frozenset[int], tuple[dict[str, frozenset[int]], dict[str, Pairs]]]
         self._restricted = {}
+        # When every access has one possible location, the space sets and `loc` do not
+        # depend on rf: computed here for all events, restricted per candidate like the
+        # static ones (a candidate's `locs` are then those locations, of its accesses).
+        self.fixed_locs: dict[int, Location] | None = {}
+        for e in es.events:
+            if e.kind in (Kind.READ, Kind.WRITE):
+                if len(e.locs) != 1:
+                    self.fixed_locs = None
+                    break
+                self.fixed_locs[e.id] = next(iter(e.locs))
+        self._located: dict[frozenset[int], tuple[dict[str, frozenset[int]], Pairs]] = {}
 
     def restricted(
         self, events: frozenset[int]
@@ -105,18 +116,39 @@ class _Static:
             hit = self._restricted[events] = (sets, rels)
         return hit
 
+    def located(self, cand: Candidate) -> tuple[dict[str, frozenset[int]], Pairs]:
+        """The space sets and `loc` of a candidate (memoised by its events when every
+        access has one possible location)."""
+        if self.fixed_locs is None:
+            return _located(self.es, cand.events, cand.locs)
+        hit = self._located.get(cand.events)
+        if hit is None:
+            ev = cand.events
+            hit = self._located[ev] = _located(
+                self.es, ev, {e: loc for e, loc in self.fixed_locs.items() if e in ev}
+            )
+        return hit
+
+
+def _located(
+    es: EventStructure, ev: frozenset[int], locs: Mapping[int, Location]
+) -> tuple[dict[str, frozenset[int]], Pairs]:
+    sets = {name: s & ev for name, s in dynamic_space_sets(es, locs).items()}
+    by_loc: dict[Location, list[int]] = {}
+    for eid, loc in locs.items():
+        by_loc.setdefault(loc, []).append(eid)
+    return sets, frozenset((a, b) for group in by_loc.values() for a in group for b in group)
+
 
 def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
     static_sets_, static_rels = static.restricted(ev)
+    space_sets, loc = static.located(cand)
     sets = dict(static_sets_)
-    sets.update({name: s & ev for name, s in dynamic_space_sets(static.es, cand.locs).items()})
+    sets.update(space_sets)
     rels = dict(static_rels)
-    by_loc: dict[Location, list[int]] = {}
-    for eid, loc in cand.locs.items():
-        by_loc.setdefault(loc, []).append(eid)
-    rels["loc"] = frozenset((a, b) for group in by_loc.values() for a in group for b in group)
+    rels["loc"] = loc
     rels["rf"] = cand.rf
     rels["co"] = cand.co_pairs()
     return _Base(tuple(sorted(ev)), sets, rels)
