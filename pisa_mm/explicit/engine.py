@@ -172,13 +172,24 @@ def _witness(es: EventStructure, name: str, ev: EvalResult, cand: Candidate) -> 
     return FlagWitness(name, first, " / ".join(_describe(es, e, cand) for e in first))
 
 
-@dataclass(frozen=True, slots=True)
 class _Compiled:
     """What the engine compiles from a model alone: the evaluator of every check, and that
-    of the axioms monotone in rf and co (for pruning; None when there are none)."""
+    of the axioms monotone in rf and co (for pruning; None when there are none), compiled
+    on first use (small tests are not pruned: explicit/engine.py PRUNE_ABOVE)."""
 
-    evaluator: Evaluator
-    pruner: Evaluator | None
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.evaluator = Evaluator(model, dynamic=_DYNAMIC)
+        self._pruner: Evaluator | None = None
+        self._pruner_done = False
+
+    @property
+    def pruner(self) -> Evaluator | None:
+        if not self._pruner_done:
+            names = monotone_axioms(self.model, frozenset({"rf", "co"}))
+            self._pruner = Evaluator(self.model, checks=names, dynamic=_DYNAMIC) if names else None
+            self._pruner_done = True
+        return self._pruner
 
 
 # Per thread (an Evaluator keeps the session of its last static key) and per model, so that
@@ -192,9 +203,7 @@ def _compiled(model: Model) -> _Compiled:
         cache = _LOCAL.cache = weakref.WeakKeyDictionary()
     hit = cache.get(model)
     if hit is None:
-        names = monotone_axioms(model, frozenset({"rf", "co"}))
-        pruner = Evaluator(model, checks=names, dynamic=_DYNAMIC) if names else None
-        hit = cache[model] = _Compiled(Evaluator(model, dynamic=_DYNAMIC), pruner)
+        hit = cache[model] = _Compiled(model)
     return hit
 
 
