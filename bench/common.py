@@ -1,10 +1,15 @@
-"""What the benchmark scripts share: their command line and the child-process timing loop."""
+"""What the benchmark scripts share: their command line, the child-process timing loop, and
+timed `pisa-mm` runs from a source tree (wall and CPU seconds)."""
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
+import resource
+import subprocess
 import sys
+import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Any
@@ -14,20 +19,25 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
-def parse_args(doc: str, families: Collection[str]) -> tuple[argparse.Namespace, float, list[str]]:
-    """--quick, --budget S, --families a,b, --no-suite: (args, budget per run, families)."""
+def parser_for(doc: str, families: Collection[str]) -> argparse.ArgumentParser:
+    """--quick, --budget S, --families a,b: the options of every benchmark; a script adds
+    its own to the parser returned."""
     parser = argparse.ArgumentParser(description=doc.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 s budget per run")
     parser.add_argument("--budget", type=float, help="seconds per run (default 60, quick 10)")
     parser.add_argument("--families", help="comma-separated subset of: " + ",".join(families))
-    parser.add_argument("--no-suite", action="store_true", help="skip the litmus suite")
-    args = parser.parse_args()
+    return parser
+
+
+def budget_and_families(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, families: Collection[str]
+) -> tuple[float, list[str]]:
     budget = args.budget or (10.0 if args.quick else 60.0)
     names = args.families.split(",") if args.families else list(families)
     unknown = [n for n in names if n not in families]
     if unknown:
         parser.error(f"unknown families: {', '.join(unknown)}")
-    return args, budget, names
+    return budget, names
 
 
 def _child(run: Callable[..., tuple[float, Any]], args: tuple[Any, ...], conn: Any) -> None:
@@ -56,3 +66,17 @@ def timed(
 
 def fmt(t: float | None, width: int = 6) -> str:
     return "over".rjust(width) if t is None else f"{t:{width}.2f}"
+
+
+def pisa_mm(src: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Wall and CPU seconds (user + sys, of the process and its workers) of one `pisa-mm`
+    run from the source tree `src`, which must succeed (a failing run would make the figure
+    a lie). `-P`: the current directory must not shadow `src`."""
+    full = dict(os.environ if env is None else env, PYTHONPATH=str(src))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-P", "-m", "pisa_mm.cli", *argv], env=full, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime

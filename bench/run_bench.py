@@ -1,39 +1,151 @@
-"""Benchmark: the Z3 engine against the explicit engine, measured in one run.
+"""Benchmark: start-up, suite throughput, the explicit/smt crossover and `auto`, in one run.
 
-Prints, for the whole litmus suite and for generated scaling families, the time of each
-engine and their ratio, and the largest size of each family that each engine finishes
-within the per-run budget (60 s; 10 s with --quick). Every engine run happens in a child
-process so that a run over budget can be stopped.
+Sections (all by default; `--only a,b` picks some):
 
-    python bench/run_bench.py [--quick] [--families a,b] [--budget S]
+- `startup`: `pisa-mm run MP.litmus` (one small test, default options): median and minimum
+  wall and CPU time of --repeat runs after one untimed run (which fills the user's cache:
+  lark's tables, the compiled model), and what `python -X importtime` says of that run
+  (the modules imported, their total self time, the largest ones, and whether z3, lark,
+  pebble and multiprocessing were imported at all).
+- `throughput`: `pisa-mm run DIR --no-time` at `--jobs 1` and at the default (the
+  machine's cores), in tests per second of wall time and per CPU second (the process and
+  its workers), on a suite this script generates with `pisa-mm gen`:
+  the classic shapes MP, SB, LB, 2+2W, S, R, WRC and IRIW (2 to 4 work-items, one per
+  work-group, 2 to 6 accesses) at system scope, with every order scheme (`--orders all`),
+  every fence in place of each po edge (`--fences all`) and each access in turn made an
+  atomic exchange, add or compare-and-swap (`--rmw none,xchg,add,cas`): 1,530 tests.
+- `crossover`: the explicit and smt engines on generated scaling families
+  (bench/families.py) of growing size, each run in a child process with a budget: their
+  times, the ratio smt/explicit, the largest size each finishes; and the smt engine's two
+  latency targets on `storers-6`.
+- `auto`: for the same families and for the generated suite taken together, the
+  candidate-space estimate `auto` decides on (pisa_mm/explicit/size.py), the engine it
+  picks, the seconds of explicit, smt and auto (the model loaded and compiled before the
+  clock starts), and auto / best (issue 9: at most x1.10).
+
+With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
+SRC`), the start-up and throughput figures are measured for it too, in the same run, with
+the ratios. Both trees are byte-compiled first (`compileall`): with PYTHONDONTWRITEBYTECODE
+set, a tree without .pyc files compiles every module it imports on every run.
+
+Before the start-up and throughput work of issue 9 (commit 0bfcd00), on this 2-core
+machine kind: start-up 0.66-0.8 s wall idle (0.43-0.72 s CPU measured under load), the
+bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s at
+--jobs 2. Run with --baseline on that commit for figures measured side by side.
+
+    python bench/run_bench.py [--only LIST] [--baseline SRC] [--repeat N] [--quick]
+                              [--budget S] [--families a,b]
 """
 
 from __future__ import annotations
 
+import os
+import statistics
+import subprocess
 import sys
+import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, fmt, parse_args, timed
+from common import ROOT, budget_and_families, fmt, parser_for, pisa_mm, timed
 from families import FAMILIES, storers
 
+SECTIONS = ("startup", "throughput", "crossover", "auto")
 ENGINES = ("smt", "explicit")
+MP_TEST = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
+SHAPES = ("MP", "SB", "LB", "2+2W", "S", "R", "WRC", "IRIW")
+GEN_OPTIONS = ("--orders", "all", "--scopes", "sys", "--fences", "all",
+               "--rmw", "none,xchg,add,cas")  # fmt: skip
+WATCHED = ("z3", "lark", "pebble", "multiprocessing", "rich", "networkx")
+
+
+# ---------------------------------------------------------------- start-up
+
+
+def _importtime(src: Path) -> str:
+    env = dict(os.environ, PYTHONPATH=str(src))
+    argv = [sys.executable, "-X", "importtime", "-P", "-m", "pisa_mm.cli", "run", str(MP_TEST)]
+    run = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+    selfs: Counter[str] = Counter()
+    names: set[str] = set()
+    for line in run.stderr.splitlines():
+        if not line.startswith("import time:") or "self [us]" in line:
+            continue
+        own, _, name = line[len("import time:") :].split("|")
+        module = name.strip()
+        names.add(module)
+        top = module.split(".")
+        selfs[".".join(top[:2]) if top[0] == "pisa_mm" else top[0]] += int(own)
+    total = sum(selfs.values()) / 1000
+    largest = ", ".join(f"{k} {v / 1000:.0f}" for k, v in selfs.most_common(6))
+    watched = [w for w in WATCHED if w in names]
+    return (f"{len(names)} modules, {total:.0f} ms self time; largest (ms): {largest}; "
+            f"of {', '.join(WATCHED)}: {', '.join(watched) or 'none'} imported")  # fmt: skip
+
+
+def startup(src: Path, repeat: int) -> dict[str, float]:
+    pisa_mm(src, "run", str(MP_TEST))  # fills the caches, as any earlier run would
+    runs = [pisa_mm(src, "run", str(MP_TEST)) for _ in range(repeat)]
+    walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+    figures = {
+        "wall_median": statistics.median(walls),
+        "wall_min": min(walls),
+        "cpu_median": statistics.median(cpus),
+        "cpu_min": min(cpus),
+    }
+    print(f"  start-up: wall median {figures['wall_median'] * 1000:.0f} ms, min "
+          f"{figures['wall_min'] * 1000:.0f} ms; CPU median {figures['cpu_median'] * 1000:.0f}"
+          f" ms, min {figures['cpu_min'] * 1000:.0f} ms ({repeat} runs)")  # fmt: skip
+    print(f"  importtime: {_importtime(src)}")
+    return figures
+
+
+# ---------------------------------------------------------------- throughput
+
+
+def generate_suite(directory: Path) -> int:
+    pisa_mm(ROOT, "gen", *SHAPES, *GEN_OPTIONS, "-o", str(directory))
+    return len(list(directory.rglob("*.litmus")))
+
+
+def throughput(src: Path, suite: Path, n: int) -> dict[str, float]:
+    cores = os.cpu_count() or 1
+    figures: dict[str, float] = {}
+    for label, jobs in (("jobs1", ["--jobs", "1"]), ("default", [])):
+        wall, cpu = pisa_mm(src, "run", str(suite), "--no-time", *jobs)
+        figures[label], figures[f"{label}_cpu"] = n / wall, n / cpu
+        what = "--jobs 1" if jobs else f"default jobs ({cores} cores)"
+        print(f"  {what}: {wall:.2f} s wall, {cpu:.2f} s CPU: {n / wall:.0f} tests/s, "
+              f"{n / cpu:.0f} tests per CPU second")  # fmt: skip
+    return figures
+
+
+def _ratios(label: str, new: dict[str, float], old: dict[str, float], lower: bool) -> None:
+    """new/old for each figure; `lower`: figures where less is better (times)."""
+    parts = []
+    for key, value in new.items():
+        if old.get(key):
+            ratio = old[key] / value if lower else value / old[key]
+            parts.append(f"{key} x{ratio:.2f}")
+    print(f"  {label} speed-up (this tree against the baseline): {', '.join(parts)}")
+
+
+# ---------------------------------------------------------------- crossover
 
 
 def _load(text: str, name: str) -> tuple[Any, Any, Any]:
-    from pisa_mm.cat.loader import load_model
-    from pisa_mm.commands.run import test_unroll
-    from pisa_mm.events.build import build
-    from pisa_mm.litmus import parse_test
+    from pisa_mm.runner.job import cached_model, load_source
 
-    test = parse_test(text, f"{name}.litmus")
-    return test, build(test, unroll=test_unroll(test, None)), load_model("pisa")
+    loaded = load_source(f"{name}.litmus", text, unroll=None, strict=False)
+    assert loaded.test is not None and loaded.structure is not None, loaded.error
+    return loaded.test, loaded.structure, cached_model("pisa")
 
 
-def _run(engine: str, text: str, name: str) -> tuple[float, Any]:
+def _run_family(engine: str, text: str, name: str) -> tuple[float, Any]:
     from pisa_mm.engines import EngineOptions, get_engine
 
     test, es, model = _load(text, name)
@@ -45,39 +157,9 @@ def _run(engine: str, text: str, name: str) -> tuple[float, Any]:
     return seconds, (result.states, result.verdict.value, flags, result.cut > 0)
 
 
-def bench_suite() -> None:
-    """The whole suite, in this process (it is small): totals and ratio."""
-    from pisa_mm.cat.loader import load_model
-    from pisa_mm.engines import EngineOptions, get_engine
-    from pisa_mm.errors import PisaMMError
-    from pisa_mm.events.build import build
-    from pisa_mm.litmus import load_test
-
-    model = load_model("pisa")
-    totals = dict.fromkeys(ENGINES, 0.0)
-    count = disagree = 0
-    for path in sorted((ROOT / "litmus").rglob("*.litmus")):
-        try:
-            test = load_test(str(path))
-        except PisaMMError:
-            continue
-        es = build(test)
-        outs = []
-        for engine in ENGINES:
-            start = time.perf_counter()
-            r = get_engine(engine)(test, es, model, EngineOptions(unroll=es.unroll))
-            totals[engine] += time.perf_counter() - start
-            outs.append((r.states, r.verdict, sorted(f.name for f in r.flags), r.cut > 0))
-        count += 1
-        disagree += outs[0] != outs[1]
-    ratio = totals["smt"] / totals["explicit"] if totals["explicit"] else float("inf")
-    print(f"suite: {count} tests  smt {totals['smt']:.2f}s  explicit {totals['explicit']:.2f}s"
-          f"  smt/explicit {ratio:.2f}  disagreements {disagree}")  # fmt: skip
-
-
-def bench_families(names: list[str], budget: float) -> None:
-    print(f"\nfamilies (budget {budget:.0f}s per run; times in seconds)")
-    print(f"{'family':10} {'size':>4} {'smt':>6} {'explicit':>8} {'ratio':>6}  agree")
+def crossover(names: list[str], budget: float) -> None:
+    print(f"  (budget {budget:.0f}s per run; times in seconds)")
+    print(f"  {'family':10} {'size':>4} {'smt':>6} {'explicit':>8} {'ratio':>6}  agree")
     for name in names:
         gen, sizes = FAMILIES[name]
         largest: dict[str, int | None] = dict.fromkeys(ENGINES)
@@ -92,7 +174,7 @@ def bench_families(names: list[str], budget: float) -> None:
                 if engine not in live:
                     times[engine] = None
                     continue
-                times[engine], result = timed(_run, (engine, text, f"{name}-{size}"), budget)
+                times[engine], result = timed(_run_family, (engine, text, f"{name}-{size}"), budget)
                 if result is not None:
                     results[engine] = result
                 if times[engine] is None:
@@ -106,13 +188,9 @@ def bench_families(names: list[str], budget: float) -> None:
                 if len(results) < 2
                 else ("yes" if results["smt"] == results["explicit"] else "NO")
             )
-            print(f"{name:10} {size:>4} {fmt(s)} {fmt(e):>8} {ratio}  {agree}")  # fmt: skip
-        print(f"{name:10} largest within budget: smt {largest['smt']}, "
+            print(f"  {name:10} {size:>4} {fmt(s)} {fmt(e):>8} {ratio}  {agree}")  # fmt: skip
+        print(f"  {name:10} largest within budget: smt {largest['smt']}, "
               f"explicit {largest['explicit']}")  # fmt: skip
-
-
-def bench_targets() -> None:
-    """The two latency targets on '6 relaxed storers + a reader loading twice'."""
     from pisa_mm.smt.engine import run_smt
     from pisa_mm.smt.query import query
 
@@ -124,16 +202,125 @@ def bench_targets() -> None:
     start = time.perf_counter()
     q = query(test, es, model, test.condition.prop)
     asked = time.perf_counter() - start
-    print(f"\nstorers-6: all {len(result.states)} states in {states:.3f}s (target < 0.3s); "
+    print(f"  storers-6: all {len(result.states)} states in {states:.3f}s (target < 0.3s); "
           f"query of its condition: {q.answer.value} in {asked:.3f}s (target < 1s)")  # fmt: skip
 
 
+# ---------------------------------------------------------------- auto
+
+
+def _run_many(engine: str, texts: list[str]) -> tuple[float, Any]:
+    """Seconds of `engine` over the tests `texts` (parsed, built and the model compiled by a
+    first untimed run), and the verdicts."""
+    from pisa_mm.engines import EngineOptions, get_engine
+    from pisa_mm.runner.job import cached_model, load_source, test_unroll
+
+    model = cached_model("pisa")
+    fn = get_engine(engine)
+    jobs = []
+    for i, text in enumerate(texts):
+        item = load_source(f"t{i}.litmus", text, unroll=None, strict=False)
+        assert item.test is not None and item.structure is not None, item.error
+        jobs.append((item.test, item.structure, EngineOptions(unroll=test_unroll(item.test, None))))
+    fn(*jobs[0][:2], model, jobs[0][2])  # compile the model (once per process in a suite run)
+    start = time.perf_counter()
+    verdicts = [fn(t, es, model, o).verdict.value for t, es, o in jobs]
+    return time.perf_counter() - start, verdicts
+
+
+def _auto_row(label: str, texts: list[str], budget: float) -> float | None:
+    from pisa_mm.explicit.auto import pick
+    from pisa_mm.explicit.size import candidate_space
+    from pisa_mm.runner.job import load_source
+
+    structures = [load_source("t.litmus", t, unroll=None, strict=False).structure for t in texts]
+    size = max(candidate_space(es) for es in structures if es is not None)
+    picked = {pick(es) for es in structures if es is not None}
+    times: dict[str, float | None] = {}
+    verdicts: dict[str, Any] = {}
+    for engine in ("explicit", "smt", "auto"):
+        times[engine], verdicts[engine] = timed(_run_many, (engine, texts), budget)
+    done = [v for v in verdicts.values() if v is not None]
+    if any(v != done[0] for v in done):
+        raise SystemExit(f"{label}: the engines disagree: {verdicts}")
+    known = [t for e, t in times.items() if e != "auto" and t is not None]
+    best = min(known) if known else None
+    auto = times["auto"]
+    ratio = auto / best if auto is not None and best else None
+    print(f"  {label:<18} {size:>10.3g} {'/'.join(sorted(picked)):<12} "
+          f"{fmt(times['explicit'])} {fmt(times['smt'])} {fmt(auto)} "
+          f"{'' if ratio is None else f'x{ratio:.2f}'}")  # fmt: skip
+    return ratio
+
+
+def auto(names: list[str], budget: float, suite: list[str]) -> None:
+    from pisa_mm.explicit.auto import THRESHOLD
+
+    print(f"  threshold {THRESHOLD}; budget {budget:.0f} s per run")
+    print(f"  {'test':<18} {'estimate':>10} {'auto picks':<12} {'explicit':>6} {'smt':>6} "
+          f"{'auto':>6} auto/best")  # fmt: skip
+    ratios: list[float] = []
+    rows = [("generated suite", suite)] if suite else []
+    rows += [(f"{name}-{n}", [FAMILIES[name][0](n)]) for name in names for n in FAMILIES[name][1]]
+    for label, texts in rows:
+        ratio = _auto_row(label, texts, budget)
+        ratios += [] if ratio is None else [ratio]
+    if ratios:
+        print(f"  auto/best: worst x{max(ratios):.2f}, best x{min(ratios):.2f}")
+
+
+# ---------------------------------------------------------------- main
+
+
+def _compile(src: Path) -> None:
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "pisa_mm")],
+                   check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+
+
 def main() -> int:
-    args, budget, names = parse_args(__doc__ or "", FAMILIES)
-    if not args.no_suite:
-        bench_suite()
-    bench_targets()
-    bench_families(names, budget)
+    parser = parser_for(__doc__ or "", FAMILIES)
+    parser.add_argument("--only", help="comma-separated subset of: " + ",".join(SECTIONS))
+    parser.add_argument("--baseline", type=Path, help="a source tree to compare with")
+    parser.add_argument("--repeat", type=int, default=10, help="start-up runs (default 10)")
+    args = parser.parse_args()
+    budget, names = budget_and_families(parser, args, FAMILIES)
+    only = args.only.split(",") if args.only else list(SECTIONS)
+    if unknown := [s for s in only if s not in SECTIONS]:
+        parser.error(f"unknown sections: {', '.join(unknown)}")
+    trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
+    for _, src in trees:
+        _compile(src)
+    load = os.getloadavg()
+    print(f"{os.cpu_count()} cores, load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp:
+        suite_dir = Path(tmp) / "suite"
+        texts: list[str] = []
+        if "throughput" in only or "auto" in only:
+            n = generate_suite(suite_dir)
+            texts = [p.read_text("utf-8") for p in sorted(suite_dir.rglob("*.litmus"))]
+            print(f"generated suite: {n} tests ({', '.join(SHAPES)}; {' '.join(GEN_OPTIONS)})")
+        if "startup" in only:
+            print(f"\nstart-up: pisa-mm run {MP_TEST.relative_to(ROOT)}")
+            figures = {}
+            for label, src in trees:
+                print(f" {label} ({src})")
+                figures[label] = startup(src, args.repeat)
+            if args.baseline:
+                _ratios("start-up", figures["this tree"], figures["baseline"], lower=True)
+        if "throughput" in only:
+            print(f"\nthroughput: pisa-mm run SUITE --no-time ({len(texts)} tests)")
+            figures = {}
+            for label, src in trees:
+                print(f" {label} ({src})")
+                figures[label] = throughput(src, suite_dir, len(texts))
+            if args.baseline:
+                _ratios("throughput", figures["this tree"], figures["baseline"], lower=False)
+        if "crossover" in only:
+            print("\ncrossover: smt against explicit on scaling families")
+            crossover(names, budget)
+        if "auto" in only:
+            print("\nauto against the better of explicit and smt")
+            auto(names, budget, texts)
     return 0
 
 

@@ -12,12 +12,15 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from pisa_mm.cat.check import check_model
-from pisa_mm.cat.elaborate import File, Prelude, Scope, elaborate, title_of
-from pisa_mm.cat.parser import parse_file
 from pisa_mm.cat.syntax import CheckStmt, Model, Statement
 from pisa_mm.errors import PisaMMError, Span, read_source
+
+# The parser (lark), the elaborator and the checker are imported only when a model is read
+# from its text, not when a shipped model comes from the cache (start-up time).
+if TYPE_CHECKING:
+    from pisa_mm.cat.elaborate import File, Prelude
 
 __all__ = [
     "CAT_DIR",
@@ -87,12 +90,55 @@ def load_model_source(
 
 @functools.cache
 def _load_shipped(name: str) -> Model:
+    """A shipped model, from the user's cache when its files and the cat package's code
+    are those it was compiled from (pisa_mm/cache.py)."""
+    from pisa_mm.cache import pickled
+
     path = MODELS_DIR / f"{name}.cat"
-    return _Loader(()).load(read_source(str(path)), path, name)
+    key = _shipped_key(name)
+
+    def compile_model() -> Model:
+        return _Loader(()).load(read_source(str(path)), path, name)
+
+    if key is None:
+        return compile_model()
+    model = pickled(f"model-{name}", key, compile_model)
+    return model if isinstance(model, Model) and model.name == name else compile_model()
+
+
+def _shipped_key(name: str) -> str | None:
+    """What a shipped model's compiled form depends on: the text of every file of the cat
+    package (the models, their includes, the prelude, and the code that parses, elaborates
+    and checks them) and where it is installed (the paths a model's diagnostics name).
+    None when a file cannot be read: no caching then. (os.scandir: pathlib's rglob alone
+    would cost more than the cache saves.)"""
+    from pisa_mm.cache import digest
+
+    parts: list[str | bytes] = [f"shipped model {name} at {CAT_DIR}"]
+
+    def add(directory: str, prefix: str) -> None:
+        for entry in sorted(os.scandir(directory), key=lambda e: e.name):
+            if entry.is_dir():
+                if entry.name != "__pycache__":
+                    add(entry.path, f"{prefix}{entry.name}/")
+            elif entry.name.endswith((".py", ".cat", ".lark")):
+                with open(entry.path, "rb") as fh:
+                    parts.extend((prefix + entry.name, fh.read()))
+
+    try:
+        add(str(CAT_DIR), "")
+        with open(CAT_DIR.parent / "errors.py", "rb") as fh:  # Span, pickled in the model
+            parts.extend(("errors.py", fh.read()))
+    except OSError:
+        return None
+    return digest(parts)
 
 
 @functools.cache
 def _prelude() -> Prelude:
+    from pisa_mm.cat.elaborate import Prelude
+    from pisa_mm.cat.parser import parse_file
+
     prelude = Prelude()
     for path, text in _prelude_sources().items():
         prelude.add(parse_file(text, path))
@@ -121,9 +167,14 @@ class _Loader:
         self.active: list[Path] = []
         self.search = [_real(Path(d)) for d in search_path]
         self.shipped = [_real(MODELS_DIR), _real(CAT_DIR)]
+        from pisa_mm.cat.elaborate import Scope
+
         self.scope = Scope(prelude=_prelude())
 
     def load(self, source: str, path: Path | None, name: str, filename: str | None = None) -> Model:
+        from pisa_mm.cat.check import check_model
+        from pisa_mm.cat.elaborate import elaborate, title_of
+
         shown = filename if filename is not None else str(path)
         try:
             top = self.parse(source, shown)
@@ -144,6 +195,8 @@ class _Loader:
 
     def parse(self, source: str, filename: str) -> File:
         """Parse, remembering the text so that any later error can show its source line."""
+        from pisa_mm.cat.parser import parse_file
+
         self.sources[filename] = source
         return parse_file(source, filename)
 
@@ -158,6 +211,8 @@ class _Loader:
             return
         self.done.add(path)
         self.active.append(path)
+        from pisa_mm.cat.elaborate import elaborate
+
         included = self.parse(_read_limited(path, span), str(path))
         hook = lambda p, s: self.include(p, s, path.parent, found_in)  # noqa: E731
         elaborate(included, self.scope, hook)

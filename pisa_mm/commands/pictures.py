@@ -20,7 +20,6 @@ from pisa_mm.outcomes.expectations import compare, expected_path, from_result, r
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import (
-    DEFAULT_MAX_GRAPHS,
     GraphSet,
     condition_question,
     execution_graphs,
@@ -39,50 +38,8 @@ __all__ = [
     "DiffPictures",
     "PicturesReport",
     "RunPictures",
-    "add_diff_arguments",
-    "add_run_arguments",
     "reload_test",
 ]
-
-
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--graphs",
-        metavar="DIR",
-        help="draw one execution graph per allowed final state of each test into DIR "
-        "(DOT, and SVG when Graphviz is installed)",
-    )
-    parser.add_argument(
-        "--all-executions",
-        action="store_true",
-        help="with --graphs/--html: one graph per allowed execution, not per final state",
-    )
-    parser.add_argument(
-        "--max-graphs",
-        type=int,
-        default=DEFAULT_MAX_GRAPHS,
-        metavar="N",
-        help=f"draw at most N graphs per test and say when more exist "
-        f"(default: {DEFAULT_MAX_GRAPHS})",
-    )
-    parser.add_argument(
-        "--derived",
-        action="store_true",
-        help="also draw the model's derived orders (hb, hb_G, ...) in the graphs",
-    )
-    parser.add_argument(
-        "--html",
-        metavar="DIR",
-        help="write a self-contained HTML report of the run into DIR (index.html)",
-    )
-
-
-def add_diff_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--html",
-        metavar="DIR",
-        help="write a self-contained HTML report of the changed tests into DIR (index.html)",
-    )
 
 
 def _safe(name: str) -> str:

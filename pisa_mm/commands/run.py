@@ -130,10 +130,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --baseline: record this run's results in FILE instead of comparing",
     )
-    from pisa_mm.commands.pictures import add_run_arguments
     from pisa_mm.liveness.progress import PROGRESS_MODELS
 
-    add_run_arguments(parser)
+    add_picture_arguments(parser)
     parser.add_argument(
         "--progress",
         choices=(*PROGRESS_MODELS, NO_PROGRESS),
@@ -141,6 +140,41 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the forward-progress model of the Liveness line of tests with spin loops: "
         "pisa (PISA 1.1.1), obe (occupancy-bound), fair, unfair; none skips the check "
         "(docs/progress.md)",
+    )
+
+
+def add_picture_arguments(parser: argparse.ArgumentParser) -> None:
+    """--graphs and --html (drawn by commands/pictures.py, imported only when asked)."""
+    from pisa_mm.report.graphs import DEFAULT_MAX_GRAPHS
+
+    parser.add_argument(
+        "--graphs",
+        metavar="DIR",
+        help="draw one execution graph per allowed final state of each test into DIR "
+        "(DOT, and SVG when Graphviz is installed)",
+    )
+    parser.add_argument(
+        "--all-executions",
+        action="store_true",
+        help="with --graphs/--html: one graph per allowed execution, not per final state",
+    )
+    parser.add_argument(
+        "--max-graphs",
+        type=int,
+        default=DEFAULT_MAX_GRAPHS,
+        metavar="N",
+        help=f"draw at most N graphs per test and say when more exist "
+        f"(default: {DEFAULT_MAX_GRAPHS})",
+    )
+    parser.add_argument(
+        "--derived",
+        action="store_true",
+        help="also draw the model's derived orders (hb, hb_G, ...) in the graphs",
+    )
+    parser.add_argument(
+        "--html",
+        metavar="DIR",
+        help="write a self-contained HTML report of the run into DIR (index.html)",
     )
 
 

@@ -20,6 +20,7 @@ from pisa_mm.events.relations import (
 )
 from pisa_mm.explicit.candidates import Candidate, PathFilter, Prune, candidates
 from pisa_mm.explicit.monotone import monotone_axioms
+from pisa_mm.explicit.size import candidate_space
 from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, RegObs
 from pisa_mm.outcomes.condition import (
     condition_text,
@@ -72,6 +73,12 @@ class _Base:
 # only what depends on them. Space sets and loc depend on computed addresses, hence on rf.
 _DYNAMIC = frozenset({"rf", "co", "loc", *SPACE_SETS})
 
+# Pruning judges partial candidates, which costs more than it cuts on small candidate
+# spaces (explicit/size.py): below this estimate every candidate is judged whole. Measured
+# with bench/run_bench.py: on the small shapes of litmus/gen (estimates 4-32), pruning
+# makes the engine 1.5-1.7x slower; from about a hundred on it wins (2.5x at 300-500).
+PRUNE_ABOVE = 64
+
 
 class _Static:
     """The static built-ins of a structure, computed once and restricted per event set."""
@@ -82,6 +89,17 @@ class _Static:
         self.rels = static_relations(es)
         self._restricted: dict[frozenset[int], tuple[dict[str, frozenset[int]], dict[str, Pairs]]]
         self._restricted = {}
+        # When every access has one possible location, the space sets and `loc` do not
+        # depend on rf: computed here for all events, restricted per candidate like the
+        # static ones (a candidate's `locs` are then those locations, of its accesses).
+        self.fixed_locs: dict[int, Location] | None = {}
+        for e in es.events:
+            if e.kind in (Kind.READ, Kind.WRITE):
+                if len(e.locs) != 1:
+                    self.fixed_locs = None
+                    break
+                self.fixed_locs[e.id] = next(iter(e.locs))
+        self._located: dict[frozenset[int], tuple[dict[str, frozenset[int]], Pairs]] = {}
 
     def restricted(
         self, events: frozenset[int]
@@ -98,18 +116,39 @@ class _Static:
             hit = self._restricted[events] = (sets, rels)
         return hit
 
+    def located(self, cand: Candidate) -> tuple[dict[str, frozenset[int]], Pairs]:
+        """The space sets and `loc` of a candidate (memoised by its events when every
+        access has one possible location)."""
+        if self.fixed_locs is None:
+            return _located(self.es, cand.events, cand.locs)
+        hit = self._located.get(cand.events)
+        if hit is None:
+            ev = cand.events
+            hit = self._located[ev] = _located(
+                self.es, ev, {e: loc for e, loc in self.fixed_locs.items() if e in ev}
+            )
+        return hit
+
+
+def _located(
+    es: EventStructure, ev: frozenset[int], locs: Mapping[int, Location]
+) -> tuple[dict[str, frozenset[int]], Pairs]:
+    sets = {name: s & ev for name, s in dynamic_space_sets(es, locs).items()}
+    by_loc: dict[Location, list[int]] = {}
+    for eid, loc in locs.items():
+        by_loc.setdefault(loc, []).append(eid)
+    return sets, frozenset((a, b) for group in by_loc.values() for a in group for b in group)
+
 
 def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
     static_sets_, static_rels = static.restricted(ev)
+    space_sets, loc = static.located(cand)
     sets = dict(static_sets_)
-    sets.update({name: s & ev for name, s in dynamic_space_sets(static.es, cand.locs).items()})
+    sets.update(space_sets)
     rels = dict(static_rels)
-    by_loc: dict[Location, list[int]] = {}
-    for eid, loc in cand.locs.items():
-        by_loc.setdefault(loc, []).append(eid)
-    rels["loc"] = frozenset((a, b) for group in by_loc.values() for a in group for b in group)
+    rels["loc"] = loc
     rels["rf"] = cand.rf
     rels["co"] = cand.co_pairs()
     return _Base(tuple(sorted(ev)), sets, rels)
@@ -133,13 +172,24 @@ def _witness(es: EventStructure, name: str, ev: EvalResult, cand: Candidate) -> 
     return FlagWitness(name, first, " / ".join(_describe(es, e, cand) for e in first))
 
 
-@dataclass(frozen=True, slots=True)
 class _Compiled:
     """What the engine compiles from a model alone: the evaluator of every check, and that
-    of the axioms monotone in rf and co (for pruning; None when there are none)."""
+    of the axioms monotone in rf and co (for pruning; None when there are none), compiled
+    on first use (small tests are not pruned: explicit/engine.py PRUNE_ABOVE)."""
 
-    evaluator: Evaluator
-    pruner: Evaluator | None
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self.evaluator = Evaluator(model, dynamic=_DYNAMIC)
+        self._pruner: Evaluator | None = None
+        self._pruner_done = False
+
+    @property
+    def pruner(self) -> Evaluator | None:
+        if not self._pruner_done:
+            names = monotone_axioms(self.model, frozenset({"rf", "co"}))
+            self._pruner = Evaluator(self.model, checks=names, dynamic=_DYNAMIC) if names else None
+            self._pruner_done = True
+        return self._pruner
 
 
 # Per thread (an Evaluator keeps the session of its last static key) and per model, so that
@@ -153,9 +203,7 @@ def _compiled(model: Model) -> _Compiled:
         cache = _LOCAL.cache = weakref.WeakKeyDictionary()
     hit = cache.get(model)
     if hit is None:
-        names = monotone_axioms(model, frozenset({"rf", "co"}))
-        pruner = Evaluator(model, checks=names, dynamic=_DYNAMIC) if names else None
-        hit = cache[model] = _Compiled(Evaluator(model, dynamic=_DYNAMIC), pruner)
+        hit = cache[model] = _Compiled(model)
     return hit
 
 
@@ -260,7 +308,7 @@ def run_test(
     positive = negative = cut = 0
     flags: dict[str, FlagWitness] = {}
     cut_flags: dict[str, FlagWitness] = {}
-    for ex in executions(structure, model):
+    for ex in executions(structure, model, prune=candidate_space(structure) > PRUNE_ABOVE):
         if not ex.allowed:
             continue
         if ex.candidate.cut:

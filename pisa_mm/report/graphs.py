@@ -4,15 +4,16 @@ the picture of a `query` answer (its witness, or a violating execution with its 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pisa_mm.cat.syntax import Model
-from pisa_mm.events.model import EventStructure
-from pisa_mm.explicit.engine import executions, final_state
-from pisa_mm.litmus.program import LitmusTest, Not, Prop, Quantifier
-from pisa_mm.outcomes.model import State
-from pisa_mm.report.dot import execution_dot, model_edges
-from pisa_mm.report.explain import violation_steps
-from pisa_mm.smt.query import QueryResult, judge
+from pisa_mm.litmus.program import Not, Prop, Quantifier
+
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+    from pisa_mm.events.model import EventStructure
+    from pisa_mm.litmus.program import LitmusTest
+    from pisa_mm.outcomes.model import State
+    from pisa_mm.smt.query import QueryResult
 
 __all__ = [
     "DEFAULT_MAX_GRAPHS",
@@ -62,6 +63,11 @@ def execution_graphs(
     candidates. Executions the test's filter discards are not drawn."""
     seen: set[State | None] = set()
     graphs: list[Graph] = []
+    # imported here: `run` reads DEFAULT_MAX_GRAPHS for its options without drawing (start-up)
+    from pisa_mm.explicit.engine import executions, final_state
+    from pisa_mm.report.dot import execution_dot, model_edges
+    from pisa_mm.smt.query import judge
+
     for ex in executions(es, model):
         if not ex.allowed:
             continue
@@ -112,6 +118,9 @@ def query_graph(
     """The witness of an allowed outcome, or the first violating execution of a forbidden
     one with its cycle in red; None when there is nothing to draw (unknown, or no
     candidate execution has the outcome)."""
+    from pisa_mm.report.dot import execution_dot, model_edges
+    from pisa_mm.report.explain import violation_steps
+
     if result.witness is not None:
         w = result.witness
         return execution_dot(

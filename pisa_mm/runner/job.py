@@ -261,6 +261,26 @@ def under_budget(budget: Budget, work: Callable[[], T]) -> T:
         raise
 
 
+# A test that every stage of the frontend reads (parse, validate, build).
+_WARM_TEST = """PISA warm
+{ .global .32b @x = 0; }
+P0 @ wg 0 { st.global.32b [@x], 1; }
+P1 @ wg 1 { ld.global.32b %r0, [@x]; }
+exists (P1:%r0 == 1)
+"""
+
+
+@functools.cache
+def _warm_frontend() -> None:
+    """Import the frontend and build its parser once per process, outside any test's
+    budget: a fresh worker's first test must not spend its --timeout on start-up (a shipped
+    model from the cache no longer imports lark)."""
+    from pisa_mm.events.build import build
+    from pisa_mm.litmus import parse_test
+
+    build(parse_test(_WARM_TEST, "<warm-up>"), unroll=DEFAULT_UNROLL)
+
+
 def run_job(job: Job[T], budget: Budget) -> Record[T]:
     """Load and run one test under `budget`; every ending is a Record (interrupts excepted)."""
     box: list[Loaded] = []
@@ -273,6 +293,8 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
     try:
         try:
             job.task.warm()
+            if budget.timeout is not None:
+                _warm_frontend()
         except PisaMMError as exc:  # e.g. a model file missing on a Dask worker
             return Record(job.path, Status.BAD_INPUT, message=exc.render())
         value = under_budget(budget, work)

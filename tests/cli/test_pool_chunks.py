@@ -1,0 +1,71 @@
+"""Where tests run: in-process for one worker without a timeout, else in the pool, several
+tests per pool task (runner/pool.py); the output is the same whichever way."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from cli_helpers import LB, MP, write
+
+from pisa_mm import cli
+from pisa_mm.explicit.engine import run_test as explicit_run_test
+from pisa_mm.runner import job as job_mod
+from pisa_mm.runner import pool
+from pisa_mm.runner.outcome import Exit
+
+Capture = pytest.CaptureFixture[str]
+
+
+def _suite(tmp_path: Path, n: int) -> Path:
+    for i in range(n):
+        text = (MP if i % 2 else LB).replace("PISA MP+rel+acq", f"PISA MP{i}")
+        write(tmp_path / "suite", f"t{i:02}.litmus", text.replace("PISA LB", f"PISA LB{i}"))
+    return tmp_path / "suite"
+
+
+def test_chunks_are_small_enough_to_balance_the_workers() -> None:
+    assert pool.chunk_size(1, 2) == 1
+    assert pool.chunk_size(40, 2) == 2
+    assert pool.chunk_size(100_000, 2) == pool.MAX_CHUNK
+    assert pool.chunk_size(1061, 2) * 2 * 8 <= 1061
+
+
+def test_one_worker_without_a_timeout_runs_in_this_process(
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_pool(*args: object) -> None:
+        raise AssertionError("a pool was started")
+
+    monkeypatch.setattr(pool, "_execute_in_pool", no_pool)
+    suite = _suite(tmp_path, 3)
+    assert cli.main(["run", str(suite), "--engine", "explicit", "-j", "1"]) == 0
+    assert capsys.readouterr().out.count("\nObservation ") == 3
+
+
+def test_a_worker_dying_in_a_chunk_loses_only_its_test(
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    suite = _suite(tmp_path, 40)  # 40 tests on 2 workers: 2 tests per task
+    assert cli.main(["run", str(suite), "--engine", "explicit", "--no-time", "-j", "1"]) == 0
+    alone = capsys.readouterr().out
+
+    def engine(test, es, model, options):  # type: ignore[no-untyped-def]
+        if test.name == "LB4":
+            os._exit(7)
+        return explicit_run_test(test, es, model, options)
+
+    real = job_mod.get_engine
+    monkeypatch.setattr(job_mod, "get_engine", lambda n: engine if n == "explicit" else real(n))
+    args = ["run", str(suite), "--engine", "explicit", "--no-time", "-j", "2"]
+    assert cli.main(args) == Exit.INTERNAL
+    captured = capsys.readouterr()
+    assert f"{suite / 't04.litmus'}: internal error on this test" in captured.err
+    assert "died (exit code 7)" in captured.err
+    blocks = [b for b in alone.split("\n\n") if "Observation" in b]
+    assert len(blocks) == 40
+    for block in blocks:
+        if "LB4" not in block:
+            assert block in captured.out
+    assert "1 internal error" in captured.out
