@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, fmt, parse_args, timed
+from common import ROOT, budget_and_families, fmt, parser_for, timed
 from families import _test, iriw, mp_chain, sb_ring
 
 ENGINES = ("operational", "explicit")
@@ -157,7 +157,10 @@ def bench_families(names: list[str], budget: float) -> None:
 
 
 def main() -> int:
-    args, budget, names = parse_args(__doc__ or "", FAMILIES)
+    parser = parser_for(__doc__ or "", FAMILIES)
+    parser.add_argument("--no-suite", action="store_true", help="skip the litmus suite")
+    args = parser.parse_args()
+    budget, names = budget_and_families(parser, args, FAMILIES)
     if not args.no_suite:
         bench_suite()
     bench_families(names, budget)
