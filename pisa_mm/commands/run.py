@@ -104,6 +104,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-time", action="store_true", help="omit the `Time` lines (reproducible output)"
     )
     parser.add_argument(
+        "--verdict-only",
+        action="store_true",
+        help="decide each condition's verdict without listing the final states (as herd's "
+        "-speedcheck): engines stop at the first execution that decides it; the blocks "
+        "omit states, counts and flags, and expectations are compared on the verdict only",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="print the witness events of each flag"
     )
     parser.add_argument(
@@ -359,10 +366,12 @@ def main(args: argparse.Namespace) -> int:
             None, "--herd-log prints one block per test on stdout: use one engine, no --json -",
             "usage",
         )  # fmt: skip
+    if args.verdict_only:
+        check_verdict_only(args)
     console = Console(len(files), "running")
     reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
-    task = EngineTask((args.model,), engines, tuple(args.model_path))
+    task = EngineTask((args.model,), engines, tuple(args.model_path), args.verdict_only)
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
     try:
         for i, record in enumerate(records):
@@ -378,6 +387,22 @@ def main(args: argparse.Namespace) -> int:
     for reporter in reporters:
         reporter.finish(summary)
     return exit_code(summary)
+
+
+def check_verdict_only(args: argparse.Namespace) -> None:
+    """The outputs that need the final states cannot come from a verdict-only run."""
+    needs_states = [
+        ("--baseline", args.baseline is not None),
+        ("--herd-log", args.herd_log),
+        ("--graphs", getattr(args, "graphs", None) is not None),
+        ("--html", getattr(args, "html", None) is not None),
+    ]
+    for flag, given in needs_states:
+        if given:
+            raise PisaMMError.at(
+                None, f"--verdict-only lists no final states, which {flag} needs: drop one",
+                "usage",
+            )  # fmt: skip
 
 
 def exit_code(summary: Summary) -> int:
@@ -470,7 +495,7 @@ def metadata_problems(
             continue
         if verdict is not None and verdict.strip() != r.verdict.value:
             out.append(f"verdict: metadata expects {verdict.strip()}, {r.engine} {r.verdict.value}")
-        if flags is not None:
+        if flags is not None and not r.verdict_only:  # no flags are decided then
             got = {f.name for f in r.flags}
             want = _flag_set(flags)
             if got != want:

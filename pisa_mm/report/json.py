@@ -13,7 +13,9 @@ __all__ = ["result_to_dict", "results_to_json"]
 
 # 2: `cut` is a count (executions, or distinct states when `counts_executions` is false),
 # flags carry `cut` (raised only by cut executions).
-SCHEMA_VERSION = 2
+# 3: `verdict_only` (run --verdict-only): then states and flags are empty, positive and
+# negative 0 and observation null (nothing was listed), and cut 1 means "some".
+SCHEMA_VERSION = 3
 
 
 def result_to_dict(result: TestResult) -> dict[str, Any]:
@@ -29,7 +31,9 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
         "positive": result.positive,
         "negative": result.negative,
         "counts_executions": result.counts_executions,
-        "observation": observation(result.positive, result.negative),
+        "observation": None
+        if result.verdict_only
+        else observation(result.positive, result.negative),
         "flags": [
             {
                 "name": f.name,
@@ -40,6 +44,7 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
             for f in sorted(result.flags, key=lambda f: (f.name, f.events))
         ],
         "cut": result.cut,
+        "verdict_only": result.verdict_only,
         "seconds": round(result.seconds, 3),
     }
 

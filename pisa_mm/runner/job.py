@@ -110,7 +110,12 @@ def load(path: str, *, unroll: int | None, strict: bool) -> Loaded:
 
 
 def run_engines(
-    loaded: Loaded, model: Model, engines: Sequence[str], *, timeout: float | None = None
+    loaded: Loaded,
+    model: Model,
+    engines: Sequence[str],
+    *,
+    timeout: float | None = None,
+    verdict_only: bool = False,
 ) -> list[TestResult]:
     """Results of every engine; an engine's PisaMMError (unsupported input) is recorded on
     `loaded` and gives no results. `timeout` is the solver's own limit (library use: the
@@ -118,7 +123,7 @@ def run_engines(
     if loaded.test is None or loaded.structure is None:
         return []
     results = []
-    options = EngineOptions(unroll=loaded.unroll, timeout=timeout)
+    options = EngineOptions(unroll=loaded.unroll, timeout=timeout, verdict_only=verdict_only)
     try:
         for name in engines:
             start = time.perf_counter()
@@ -164,6 +169,7 @@ class EngineTask:
     models: tuple[str, ...]
     engines: tuple[str, ...]
     model_path: tuple[str, ...] = ()
+    verdict_only: bool = False  # `run --verdict-only` (EngineOptions.verdict_only)
 
     def warm(self) -> None:
         for spec in self.models:
@@ -174,7 +180,12 @@ class EngineTask:
     def __call__(self, loaded: Loaded) -> tuple[tuple[TestResult, ...], ...]:
         out = []
         for spec in self.models:
-            results = run_engines(loaded, cached_model(spec, self.model_path), self.engines)
+            results = run_engines(
+                loaded,
+                cached_model(spec, self.model_path),
+                self.engines,
+                verdict_only=self.verdict_only,
+            )
             if loaded.error is not None:
                 return ()
             out.append(tuple(results))

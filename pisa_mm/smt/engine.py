@@ -22,6 +22,7 @@ from pisa_mm.litmus.program import (
     Observable,
     Or,
     Prop,
+    Quantifier,
 )
 from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, observables
 from pisa_mm.outcomes.condition import verdict as herd_verdict
@@ -33,7 +34,7 @@ from pisa_mm.smt.relations import RelV, SetV, Translator
 from pisa_mm.smt.solver import Answer, Budget, Session
 from pisa_mm.smt.symmetry import symmetry_constraints
 
-__all__ = ["Problem", "run_smt"]
+__all__ = ["Problem", "run_smt", "run_verdict"]
 
 
 class Problem:
@@ -288,9 +289,61 @@ def run_smt(
     )
 
 
+def run_verdict(
+    test: LitmusTest, es: EventStructure, model: Model, budget: Budget | None = None
+) -> TestResult:
+    """The verdict alone (`run --verdict-only`): one check for an allowed complete execution
+    that passes the filter and decides the verdict (its state satisfies the proposition for
+    `exists` / `~exists`, falsifies it for `forall`); when there is none, one more for an
+    allowed execution cut by the unroll bound (a larger bound might then decide)."""
+    start = time.perf_counter()
+    obs = observables(test)
+    problem = Problem(es, model, obs, budget or Budget(), with_flags=False)
+    problem.assert_axioms()
+    s = problem.session
+    s.add(*symmetry_constraints(test, problem.enc, obs))
+    c = problem.c
+    quantifier = test.condition.quantifier
+    prop = problem.prop_literal(test.condition.prop)
+    deciding = lnot(prop) if quantifier is Quantifier.FORALL else prop
+    kept = True if test.filter is None else problem.prop_literal(test.filter)
+    answer = s.check([problem.guard(c.land_all([problem.complete(), kept, deciding]))])
+    cut = False
+    if answer is Answer.UNSAT:
+        cut_answer = s.check([problem.guard(problem.enc.cut)])
+        cut = cut_answer is Answer.SAT
+        if cut_answer is Answer.UNKNOWN:
+            answer = Answer.UNKNOWN
+    if answer is Answer.UNKNOWN:
+        verdict = Verdict.UNKNOWN
+    else:
+        found = answer is Answer.SAT
+        verdict = Verdict.OK if found == (quantifier is Quantifier.EXISTS) else Verdict.NO
+    return TestResult(
+        name=test.name,
+        model=model.name,
+        engine="smt",
+        quantifier=quantifier.value,
+        observables=obs,
+        states=(),
+        verdict=verdict,
+        positive=0,
+        negative=0,
+        flags=(),
+        cut=int(cut),
+        condition_text=condition_text(test.condition),
+        seconds=time.perf_counter() - start,
+        counts_executions=False,
+        verdict_only=True,
+    )
+
+
 def run_test(test: LitmusTest, structure: EventStructure, model: Model, options: Any) -> TestResult:
-    """The registry entry (`pisa_mm.engines`): options may carry `timeout` and `rlimit`."""
+    """The registry entry (`pisa_mm.engines`): options may carry `timeout`, `rlimit` and
+    `verdict_only`."""
     budget = Budget(
         timeout=getattr(options, "timeout", None), rlimit=getattr(options, "rlimit", None)
     )
+    if getattr(options, "verdict_only", False):
+        return run_verdict(test, structure, model, budget)
     return run_smt(test, structure, model, budget)
