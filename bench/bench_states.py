@@ -12,15 +12,18 @@ runs when a run takes under a second; wall seconds in brackets) of:
 - `auto` (what it picks, and auto / the better of explicit and smt);
 - `--verdict-only` for explicit and smt, with the speed-up over the full run.
 
-Each engine runs in a child process, stopped past the budget (`over`); an engine over
+Each engine runs in a child process, stopped past the budget of CPU seconds (`over`; the
+machine may be shared, so wall time is no limit until 20 times the budget); an engine over
 budget at one size is not run at larger ones. Results are compared: states, verdict, flags.
 
-    python bench/bench_states.py [--quick] [--budget S] [--sizes 3x3,4x3]
+    python bench/bench_states.py [--quick] [--budget CPU_S] [--sizes 3x3,4x3] [--engines a,b]
 """
 
 from __future__ import annotations
 
 import argparse
+import resource
+import signal
 import sys
 import time
 from pathlib import Path
@@ -36,6 +39,7 @@ QUICK_SIZES = ((3, 3), (3, 4), (4, 3), (3, 5))
 FULL = ("explicit", "smt", "smt-before", "auto")
 QUICK = ("explicit", "smt")
 REPEAT = 5
+WALL_FACTOR = 20  # the wall-clock limit of a run, in CPU budgets (a loaded machine)
 
 
 def _load(n: int, k: int) -> tuple[Any, Any, Any]:
@@ -69,8 +73,28 @@ def _before(test: Any, es: Any, model: Any) -> int:
     return count
 
 
-def _run(engine: str, n: int, k: int, verdict_only: bool) -> tuple[float, Any]:
-    """(wall seconds, (cpu seconds, what the engine found)) of one engine on Many-nxk."""
+class _OverBudget(Exception):
+    pass
+
+
+def _over_budget(signum: int, frame: Any) -> None:
+    raise _OverBudget
+
+
+def _run(engine: str, n: int, k: int, verdict_only: bool, cpu_budget: float) -> tuple[float, Any]:
+    """(wall seconds, (cpu seconds, what the engine found)) of one engine on Many-nxk, or
+    (0, None) past `cpu_budget` CPU seconds (the machine may be shared: wall time is not
+    the engine's)."""
+    soft = int(time.process_time() + cpu_budget) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (soft, resource.RLIM_INFINITY))
+    signal.signal(signal.SIGXCPU, _over_budget)
+    try:
+        return _measure(engine, n, k, verdict_only)
+    except _OverBudget:
+        return 0.0, None
+
+
+def _measure(engine: str, n: int, k: int, verdict_only: bool) -> tuple[float, Any]:
     from pisa_mm.engines import EngineOptions, get_engine
     from pisa_mm.explicit.auto import pick
 
@@ -97,6 +121,15 @@ def _run(engine: str, n: int, k: int, verdict_only: bool) -> tuple[float, Any]:
     return seconds, (cpu, (r.states, r.verdict.value, flags, r.cut, picked))
 
 
+def _timed(
+    engine: str, n: int, k: int, verdict_only: bool, budget: float
+) -> tuple[float | None, Any]:
+    """The child's answer; (None, None) when it ran out of CPU (or of WALL_FACTOR times as
+    much wall time)."""
+    wall, payload = timed(_run, (engine, n, k, verdict_only, budget), budget * WALL_FACTOR)
+    return (None, None) if payload is None else (wall, payload)
+
+
 def _cell(t: tuple[float | None, Any]) -> str:
     wall, payload = t
     if wall is None:
@@ -112,15 +145,16 @@ def _size(text: str) -> tuple[int, int]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 30 s budget")
-    parser.add_argument("--budget", type=float, help="seconds per run (default 300, quick 30)")
+    parser.add_argument("--budget", type=float, help="CPU seconds per run (default 300, quick 30)")
     parser.add_argument("--sizes", help="comma-separated NxK list (default: all)")
+    parser.add_argument("--engines", help="comma-separated subset of: " + ",".join(FULL))
     args = parser.parse_args()
     budget = args.budget or (30.0 if args.quick else 300.0)
     sizes: tuple[tuple[int, int], ...] = QUICK_SIZES if args.quick else SIZES
     if args.sizes:
         sizes = tuple(_size(s) for s in args.sizes.split(","))
-    engines = QUICK if args.quick else FULL
-    print(f"budget {budget:.0f} s per run; CPU seconds [wall seconds]")
+    engines = tuple(args.engines.split(",")) if args.engines else QUICK if args.quick else FULL
+    print(f"budget {budget:.0f} CPU s per run; CPU seconds [wall seconds]")
     head = "".join(f"{e:>16}" for e in engines)
     print(f"{'test':<10} {'states':>7}{head}  auto picks  auto/best")
     out_of_budget: set[str] = set()
@@ -131,7 +165,7 @@ def main() -> int:
             if engine in out_of_budget:
                 times[engine] = (None, None)
                 continue
-            times[engine] = timed(_run, (engine, n, k, False), budget)
+            times[engine] = _timed(engine, n, k, False, budget)
             if times[engine][0] is None:
                 out_of_budget.add(engine)
         found = {e: t[1][1] for e, t in times.items() if t[0] is not None and e != "smt-before"}
@@ -154,15 +188,15 @@ def main() -> int:
     print("\n--verdict-only against the full run (CPU seconds; speed-up = full / verdict-only)")
     print(f"{'test':<10} {'engine':<9} {'verdict':>7} {'full':>16} {'verdict-only':>16} speed-up")
     for n, k, times in quick_rows:
-        for engine in ("explicit", "smt"):
+        for engine in [e for e in ("explicit", "smt") if e in engines]:
             full = times.get(engine, (None, None))
-            quick = timed(_run, (engine, n, k, True), budget)
+            quick = _timed(engine, n, k, True, budget)
             verdict = quick[1][1][1] if quick[0] is not None else "-"
             if full[0] is not None and quick[0] is not None and full[1][1][1] != verdict:
                 raise SystemExit(f"Many-{n}x{k}: {engine} --verdict-only says {verdict}")
             speed = (
                 f"x{full[1][0] / max(quick[1][0], 1e-3):.0f}"
-                if full[0] is not None and quick[0] is not None
+                if full[0] is not None and quick[0] is not None and full[1][0] >= 0.01
                 else "-"
             )
             print(f"Many-{n}x{k:<5} {engine:<9} {verdict:>7} {_cell(full):>16} "
