@@ -21,6 +21,11 @@ K = TypeVar("K")
 PROBE_HIT_RATE = 0.3
 PROBE_TRIAL = 32
 
+# The first solutions come from the classic loop, a check and a blocking clause each: for a
+# handful it is the fewest checks. Each clause slows every later check, so past this many
+# the search takes over, over the solutions the clauses leave.
+BLOCKING = 64
+
 
 @dataclass(frozen=True, slots=True)
 class Projection(Generic[K]):
@@ -101,20 +106,29 @@ def project(
     pair: the search assumes them rather than adding clauses, so the solver's clause set
     does not grow with the solutions, as it does with one blocking clause per solution);
     `values_of(model)` reads every key's value; `on_model` sees every model the search asks
-    for. First each key's domain (its values in some model), found by blocking one key at a
+    for. The first BLOCKING solutions come from blocking clauses (hung off `active`). Past
+    them, each key's domain (its values in some model) is found by blocking one key at a
     time; then a depth-first search that fixes the keys one by one, smallest domain first,
     keeping a value when a check under the prefix of fixed values finds it possible. Every
     solution's prefixes are possible and its values are in their domains, so nothing is
-    missed; a leaf is reached only through checks that succeeded, so nothing is invented.
+    missed; a leaf is reached only through checks that succeeded, so nothing is invented;
+    the blocked solutions are exactly those the search no longer sees.
     """
     search = _Search(session, keys, is_value, values_of, on_model)
     solutions: list[dict[K, int]] = []
     try:
+        while len(solutions) < BLOCKING:
+            if not search.check([active]):
+                return Projection(tuple(solutions), True)
+            solutions.append(search.model_values())
+            if not keys:
+                return Projection(tuple(solutions), True)
+            blocking = z3.Or([z3.Not(is_value(k, v)) for k, v in solutions[-1].items()])
+            session.add(z3.Implies(active, blocking))
+        # many solutions: the rest (those the blocking clauses leave) by the search
         if not search.check([active]):
-            return Projection((), True)
+            return Projection(tuple(solutions), True)
         first = search.model_values()
-        if not keys:
-            return Projection(({},), True)
         domains: dict[K, set[int]] = {k: {v} for k, v in first.items()}
         for k in keys:
             blocked = [active, *(z3.Not(is_value(k, v)) for v in sorted(domains[k]))]

@@ -60,11 +60,14 @@ CASES = {
 
 @pytest.mark.parametrize("name", sorted(CASES))
 @pytest.mark.parametrize("trial", [0, allsat.PROBE_TRIAL, 10**6])
+@pytest.mark.parametrize("blocking", [0, 5, allsat.BLOCKING])
 def test_the_projection_is_exactly_the_set_of_solutions(
-    name: str, trial: int, monkeypatch: pytest.MonkeyPatch
+    name: str, trial: int, blocking: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # trial 0: levels decide at once how to search; 10**6: every level probes its domain
+    # trial 0: levels decide at once how to search; 10**6: every level probes its domain;
+    # blocking: how many solutions blocking clauses find before the search takes the rest
     monkeypatch.setattr(allsat, "PROBE_TRIAL", trial)
+    monkeypatch.setattr(allsat, "BLOCKING", blocking)
     build, pred = CASES[name]
     names = ["x", "y", "z"]
     got = _solve(build, names, 4)
