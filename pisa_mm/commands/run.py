@@ -289,6 +289,7 @@ def disagreements(results: Sequence[TestResult]) -> list[str]:
             from_result(other),
             (ref.engine, other.engine),
             below=other.engine not in EXACT_ENGINES,
+            verdict_only=other.verdict_only,
         )
         out.extend(f"{ref.engine} vs {other.engine}: {d}" for d in diffs)
     return out
@@ -454,6 +455,7 @@ def judge(
                 from_result(r),
                 ("expected", r.engine),
                 below=r.engine not in EXACT_ENGINES,
+                verdict_only=r.verdict_only,
             )
             problems.extend(f"{exp_file}: {d}" for d in diffs)
     elif args.check:

@@ -47,7 +47,6 @@ class Expectation:
     flags: frozenset[str]  # `name`, or `name (cut)` when only cut executions raise it
     cut: int  # cut executions (or distinct cut states, without counts_executions)
     condition: str
-    verdict_only: bool = False  # from a `--verdict-only` result: nothing but the verdict
 
 
 def expected_path(test_path: str, model: str = DEFAULT_MODEL) -> str:
@@ -69,7 +68,6 @@ def from_result(result: TestResult) -> Expectation:
         flags=frozenset(f.label for f in result.flags),
         cut=result.cut,
         condition=result.condition_text,
-        verdict_only=result.verdict_only,
     )
 
 
@@ -213,6 +211,7 @@ def compare(
     names: tuple[str, str] = ("expected", "result"),
     *,
     below: bool = False,
+    verdict_only: bool = False,
 ) -> list[str]:
     """Human-readable differences between two results, empty when they agree.
 
@@ -220,12 +219,12 @@ def compare(
     compared only when both sides count executions; otherwise only whether each is zero.
     With `below`, `right` comes from an engine that may miss allowed states and flags (the
     operational machine): only states and flags it has beyond `left` are differences.
-    When either side is verdict-only (`run --verdict-only`), only the test, condition and
-    verdict compare; with `below`, the verdict only when `right` witnessed it (an
+    With `verdict_only` (`right` comes from `run --verdict-only`), only the test, condition
+    and verdict compare; with `below`, the verdict only when `right` witnessed it (an
     execution that decides it, which an under-approximating engine finds only if it exists).
     """
     a, b = names
-    if left.verdict_only or right.verdict_only:
+    if verdict_only:
         return _compare_verdicts(left, right, names, below=below)
     if below:
         return [
