@@ -98,6 +98,7 @@ def project(
     is_value: Callable[[K, int], Any],
     values_of: Callable[[Any], dict[K, int]],
     on_model: Callable[[Any], None] = lambda m: None,
+    block: Callable[[dict[K, int]], None] | None = None,
 ) -> Projection[K]:
     """The distinct assignments of `keys` in the models of the session's assertions under
     the assumption `active`, exactly.
@@ -106,7 +107,8 @@ def project(
     pair: the search assumes them rather than adding clauses, so the solver's clause set
     does not grow with the solutions, as it does with one blocking clause per solution);
     `values_of(model)` reads every key's value; `on_model` sees every model the search asks
-    for. The first BLOCKING solutions come from blocking clauses (hung off `active`). Past
+    for. The first BLOCKING solutions come from blocking clauses hung off `active`
+    (`block(solution)` asserts one, when the caller has its own way to build it). Past
     them, each key's domain (its values in some model) is found by blocking one key at a
     time; then a depth-first search that fixes the keys one by one, smallest domain first,
     keeping a value when a check under the prefix of fixed values finds it possible. Every
@@ -123,8 +125,11 @@ def project(
             solutions.append(search.model_values())
             if not keys:
                 return Projection(tuple(solutions), True)
-            blocking = z3.Or([z3.Not(is_value(k, v)) for k, v in solutions[-1].items()])
-            session.add(z3.Implies(active, blocking))
+            if block is not None:
+                block(solutions[-1])
+            else:
+                blocking = z3.Or([z3.Not(is_value(k, v)) for k, v in solutions[-1].items()])
+                session.add(z3.Implies(active, blocking))
         # many solutions: the rest (those the blocking clauses leave) by the search
         if not search.check([active]):
             return Projection(tuple(solutions), True)

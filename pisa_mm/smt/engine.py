@@ -120,7 +120,7 @@ class Problem:
             o: m.eval(t, model_completion=True).as_long() for o, t in self.enc.obs_terms.items()
         }
 
-    def is_value(self, o: Observable, v: int) -> Any:
+    def is_value_lit(self, o: Observable, v: int) -> Lit:
         """A Boolean defined once as "observable `o` has value `v`": what enumeration
         assumes and blocks on (a clause or an assumption over existing variables is all the
         SAT-based solver then has to take: a new bit-vector comparison per query would grow
@@ -130,7 +130,10 @@ class Problem:
             b = self.c.var(f"is!{len(self._is_value)}")
             self.session.add(self.z3(b) == (self.enc.obs_terms[o] == v))
             self._is_value[(o, v)] = b
-        return self.z3(b)
+        return b
+
+    def is_value(self, o: Observable, v: int) -> Any:
+        return self.z3(self.is_value_lit(o, v))
 
     def flag_witness(self, i: int, m: Any) -> FlagWitness:
         check = self.flags[i]
@@ -189,8 +192,14 @@ def enumerate_states(problem: Problem, where: Lit = True, *, name: str = "") -> 
             if i not in raised and lit is not False and problem.truth(m, lit):
                 raised[i] = problem.flag_witness(i, m)
 
+    active_lit = problem.c.atom(active)
+
+    def block(values: dict[Observable, int]) -> None:
+        clause = problem.c.lor_all(lnot(problem.is_value_lit(o, v)) for o, v in values.items())
+        problem.assert_lits([problem.c.implies(active_lit, clause)])
+
     found = project(
-        problem.session, active, problem.obs, problem.is_value, problem.state_of, on_model
+        problem.session, active, problem.obs, problem.is_value, problem.state_of, on_model, block
     )
     return _Enumeration(found.solutions, found.complete, raised)
 
