@@ -97,3 +97,26 @@ FAMILIES: dict[str, tuple[Generator, range]] = {
     "rmw": (rmws, range(2, 17)),
     "storers": (storers, range(2, 9)),
 }
+
+
+def many_states(n: int, k: int) -> str:
+    """n work-groups, each with k relaxed accesses alternating a store (of a value unique to
+    the test) and a load, over two locations; every loaded register and both locations are
+    observed, so the final states grow into the tens of thousands (n = k = 4: 16 accesses).
+    Not in FAMILIES: the larger members take the explicit engine minutes
+    (bench/bench_states.py)."""
+    xs = ["x0", "x1"]
+    threads = []
+    atoms = []
+    for t in range(n):
+        instrs = []
+        for j in range(k):
+            loc = xs[(t + j) % 2]
+            if j % 2 == 0:
+                instrs.append(f"st.global.relaxed.32b [@{loc}], {t * k + j + 1};")
+            else:
+                instrs.append(f"ld.global.relaxed.32b %r{j // 2}, [@{loc}];")
+                atoms.append(f"P{t}:%r{j // 2} == 0")
+        threads.append(instrs)
+    cond = " /\\ ".join(atoms)
+    return _test(f"Many-{n}x{k}", xs, threads, f"locations [@x0; @x1;]\nexists ({cond})")

@@ -26,6 +26,7 @@ __all__ = [
     "available_engines",
     "default_engine",
     "get_engine",
+    "verdict_only_result",
 ]
 
 DEFAULT_UNROLL = 2
@@ -37,11 +38,37 @@ class EngineOptions:
 
     `timeout` (seconds) and `rlimit` (Z3 resource units) budget solver-based engines; an
     engine that runs out reports the verdict Unknown. Other engines ignore them.
+
+    `verdict_only` asks for the condition's verdict alone (`run --verdict-only`, as herd's
+    `-speedcheck`): every engine returns a result with `verdict_only` set and no states,
+    counts or flags (outcomes/model.py), found as cheaply as it can (smt: one solver check;
+    explicit: stop at the first execution that decides; `verdict_only_result` for others).
     """
 
     unroll: int = DEFAULT_UNROLL
     timeout: float | None = None
     rlimit: int | None = None
+    verdict_only: bool = False
+
+
+def verdict_only_result(result: TestResult) -> TestResult:
+    """A full result cut down to what `--verdict-only` reports (for an engine that has no
+    cheaper way: it lists everything first, then forgets it)."""
+    from dataclasses import replace
+
+    from pisa_mm.outcomes.condition import witnessed
+    from pisa_mm.outcomes.model import Verdict
+
+    bounded = result.cut > 0 and not witnessed(result.quantifier, result.verdict is Verdict.OK)
+    return replace(
+        result,
+        states=(),
+        positive=0,
+        negative=0,
+        flags=(),
+        cut=1 if bounded else 0,
+        verdict_only=True,
+    )
 
 
 RunTest = Callable[["LitmusTest", "EventStructure", "Model", EngineOptions], "TestResult"]

@@ -111,6 +111,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--no-time", action="store_true", help="omit the `Time` lines (reproducible output)"
     )
     parser.add_argument(
+        "--verdict-only",
+        action="store_true",
+        help="decide each condition's verdict without listing the final states (as herd's "
+        "-speedcheck): engines stop at the first execution that decides it; the blocks "
+        "omit states, counts and flags, and expectations are compared on the verdict only",
+    )
+    parser.add_argument(
         "-v", "--verbose", action="store_true", help="print the witness events of each flag"
     )
     parser.add_argument(
@@ -327,6 +334,7 @@ def disagreements(results: Sequence[TestResult]) -> list[str]:
             from_result(other),
             (ref.engine, other.engine),
             below=other.engine not in EXACT_ENGINES,
+            verdict_only=other.verdict_only,
         )
         out.extend(f"{ref.engine} vs {other.engine}: {d}" for d in diffs)
     return out
@@ -404,6 +412,8 @@ def main(args: argparse.Namespace) -> int:
             None, "--herd-log prints one block per test on stdout: use one engine, no --json -",
             "usage",
         )  # fmt: skip
+    if args.verdict_only:
+        check_verdict_only(args)
     console = Console(len(files), "running")
     reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
@@ -416,7 +426,11 @@ def main(args: argparse.Namespace) -> int:
                 "usage",
             )
     task = EngineTask(
-        (args.model,), engines, model_path_of(args), getattr(args, "progress", "pisa")
+        (args.model,),
+        engines,
+        model_path_of(args),
+        getattr(args, "progress", "pisa"),
+        getattr(args, "verdict_only", False),
     )
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
     try:
@@ -433,6 +447,22 @@ def main(args: argparse.Namespace) -> int:
     for reporter in reporters:
         reporter.finish(summary)
     return exit_code(summary)
+
+
+def check_verdict_only(args: argparse.Namespace) -> None:
+    """The outputs that need the final states cannot come from a verdict-only run."""
+    needs_states = [
+        ("--baseline", args.baseline is not None),
+        ("--herd-log", args.herd_log),
+        ("--graphs", getattr(args, "graphs", None) is not None),
+        ("--html", getattr(args, "html", None) is not None),
+    ]
+    for flag, given in needs_states:
+        if given:
+            raise PisaMMError.at(
+                None, f"--verdict-only lists no final states, which {flag} needs: drop one",
+                "usage",
+            )  # fmt: skip
 
 
 def exit_code(summary: Summary) -> int:
@@ -485,6 +515,7 @@ def judge(
                 from_result(r),
                 ("expected", r.engine),
                 below=r.engine not in EXACT_ENGINES,
+                verdict_only=r.verdict_only,
             )
             if (
                 getattr(args, "progress", "pisa") != "pisa"
@@ -536,7 +567,7 @@ def metadata_problems(
             continue
         if verdict is not None and verdict.strip() != r.verdict.value:
             out.append(f"verdict: metadata expects {verdict.strip()}, {r.engine} {r.verdict.value}")
-        if flags is not None:
+        if flags is not None and not r.verdict_only:  # no flags are decided then
             got = {f.name for f in r.flags}
             want = _flag_set(flags)
             if got != want:

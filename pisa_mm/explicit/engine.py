@@ -21,7 +21,7 @@ from pisa_mm.events.relations import (
 from pisa_mm.explicit.candidates import Candidate, PathFilter, Prune, candidates
 from pisa_mm.explicit.monotone import monotone_axioms
 from pisa_mm.explicit.size import candidate_space
-from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, RegObs
+from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, Quantifier, RegObs
 from pisa_mm.outcomes.condition import (
     condition_text,
     eval_prop,
@@ -31,7 +31,7 @@ from pisa_mm.outcomes.condition import (
     reg_key,
     verdict,
 )
-from pisa_mm.outcomes.model import FlagWitness, State, TestResult
+from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
 
 __all__ = ["Execution", "executions", "final_state", "run_test"]
 
@@ -300,7 +300,9 @@ def run_test(
     An allowed execution cut by the unroll bound (or ended by an invalid address) is no
     final state: it is counted in `cut` (when cut) and only its flags are reported.
     """
-    del options  # the unroll bound is already in `structure`
+    # the unroll bound is already in `structure`
+    if options.verdict_only:
+        return _verdict_only(test, structure, model)
     start = time.perf_counter()
     obs = observables(test)
     prop = test.condition.prop
@@ -346,6 +348,46 @@ def run_test(
         cut=cut,
         condition_text=condition_text(test.condition),
         seconds=time.perf_counter() - start,
+    )
+
+
+def _verdict_only(test: LitmusTest, structure: EventStructure, model: Model) -> TestResult:
+    """The verdict alone: candidates are judged until the first allowed complete execution
+    that decides it (one whose state satisfies the proposition for `exists` / `~exists`,
+    one that does not for `forall`); without one, every candidate was seen."""
+    start = time.perf_counter()
+    obs = observables(test)
+    quantifier = test.condition.quantifier
+    deciding = quantifier is not Quantifier.FORALL  # the proposition's value that decides
+    found = cut = False
+    for ex in executions(structure, model):
+        if not ex.allowed:
+            continue
+        if ex.candidate.cut:
+            cut = True
+            continue
+        if ex.candidate.ended:
+            continue
+        values = _project(test, structure, ex.candidate, obs)
+        if passes_filter(test, values) and eval_prop(test.condition.prop, values) == deciding:
+            found = True
+            break
+    ok = found if quantifier is Quantifier.EXISTS else not found
+    return TestResult(
+        name=test.name,
+        model=model.name,
+        engine=ENGINE,
+        quantifier=quantifier.value,
+        observables=obs,
+        states=(),
+        verdict=Verdict.OK if ok else Verdict.NO,
+        positive=0,
+        negative=0,
+        flags=(),
+        cut=int(cut and not found),
+        condition_text=condition_text(test.condition),
+        seconds=time.perf_counter() - start,
+        verdict_only=True,
     )
 
 

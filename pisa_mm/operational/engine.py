@@ -42,7 +42,8 @@ def run_test(
 ) -> TestResult:
     """Explore the machine; `structure` and `model` are unused: the machine interprets the
     program itself and implements the `pisa` decisions (docs/operational.md relates it to
-    each shipped model)."""
+    each shipped model). Under `verdict_only` it still explores every path (it has no
+    cheaper way to decide) and reports the verdict alone."""
     del structure
     start = time.perf_counter()
     result = machine_outcomes(test, options.unroll)
@@ -61,7 +62,7 @@ def run_test(
             key=lambda f: f.name,
         )
     )
-    return TestResult(
+    full = TestResult(
         name=test.name,
         model=model.name,
         engine=ENGINE,
@@ -77,3 +78,8 @@ def run_test(
         seconds=time.perf_counter() - start,
         counts_executions=False,
     )
+    if options.verdict_only:  # the machine explores everything anyway: forget the rest
+        from pisa_mm.engines import verdict_only_result
+
+        return verdict_only_result(full)
+    return full

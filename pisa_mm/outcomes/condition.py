@@ -37,6 +37,7 @@ __all__ = [
     "reg_key",
     "value_text",
     "verdict",
+    "witnessed",
 ]
 
 
@@ -151,6 +152,12 @@ def verdict(quantifier: Quantifier, positive: int, negative: int) -> Verdict:
             return Verdict.OK if negative == 0 else Verdict.NO
         case _:
             assert_never(quantifier)
+
+
+def witnessed(quantifier: str, verdict_ok: bool) -> bool:
+    """Whether a verdict is decided by one execution (an Ok `exists`, a No `~exists` or
+    `forall`): such a verdict holds at every larger unroll bound."""
+    return verdict_ok if quantifier == Quantifier.EXISTS.value else not verdict_ok
 
 
 class Observation:

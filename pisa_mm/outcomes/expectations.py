@@ -6,7 +6,8 @@ import re
 from dataclasses import dataclass
 
 from pisa_mm.errors import MAX_LITERAL_DIGITS, PisaMMError, Span, read_source
-from pisa_mm.outcomes.model import TestResult
+from pisa_mm.outcomes.condition import witnessed
+from pisa_mm.outcomes.model import TestResult, Verdict
 from pisa_mm.report.herd import CUT_UNITS, render_result
 
 __all__ = [
@@ -195,12 +196,28 @@ def _counts(e: Expectation) -> str:
     return f"Positive: {e.positive} Negative: {e.negative}"
 
 
+def _compare_verdicts(
+    left: Expectation, right: Expectation, names: tuple[str, str], *, below: bool
+) -> list[str]:
+    a, b = names
+    out: list[str] = []
+    if not below and left.name != right.name:
+        out.append(f"test name: {a} {left.name}, {b} {right.name}")
+    if not below and (left.condition != right.condition or left.quantifier != right.quantifier):
+        out.append(f"condition: {a} {left.condition}, {b} {right.condition}")
+    decided = not below or witnessed(right.quantifier, right.verdict == Verdict.OK.value)
+    if decided and left.verdict != right.verdict:
+        out.append(f"verdict: {a} {left.verdict}, {b} {right.verdict}")
+    return out
+
+
 def compare(
     left: Expectation,
     right: Expectation,
     names: tuple[str, str] = ("expected", "result"),
     *,
     below: bool = False,
+    verdict_only: bool = False,
 ) -> list[str]:
     """Human-readable differences between two results, empty when they agree.
 
@@ -208,8 +225,13 @@ def compare(
     compared only when both sides count executions; otherwise only whether each is zero.
     With `below`, `right` comes from an engine that may miss allowed states and flags (the
     operational machine): only states and flags it has beyond `left` are differences.
+    With `verdict_only` (`right` comes from `run --verdict-only`), only the test, condition
+    and verdict compare; with `below`, the verdict only when `right` witnessed it (an
+    execution that decides it, which an under-approximating engine finds only if it exists).
     """
     a, b = names
+    if verdict_only:
+        return _compare_verdicts(left, right, names, below=below)
     if below:
         return [
             d

@@ -87,6 +87,12 @@ class TestResult:
     states and decide nothing (docs/model.md, "Loops and the unroll bound"): executions
     when `counts_executions`, otherwise the distinct observable states at the cut. Zero
     means the answer is not bounded by the unroll bound.
+
+    `verdict_only` (`run --verdict-only`): the engine decided the verdict alone, stopping at
+    the first execution that decides it. `states` and `flags` are then empty and `positive`
+    / `negative` are 0 (none were listed or counted); `cut` is nonzero (no count, just "some")
+    when the verdict is not witnessed by an execution and an allowed execution was cut by
+    the unroll bound, so that a larger bound might change it.
     """
 
     name: str
@@ -104,5 +110,6 @@ class TestResult:
     seconds: float = 0.0
     counts_executions: bool = True
     liveness: Liveness | None = None  # None: no spin loop (or not checked)
+    verdict_only: bool = False
 
     __test__: ClassVar[bool] = False  # not a pytest test class, despite its name

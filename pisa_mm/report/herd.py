@@ -9,6 +9,7 @@ __all__ = [
     "CUT_NOTE",
     "CUT_UNITS",
     "KIND_OF_QUANTIFIER",
+    "VERDICT_ONLY_NOTE",
     "cut_line",
     "render_flag_witnesses",
     "render_result",
@@ -42,6 +43,8 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     never compared with execution counts.
     """
     lines = [f"Test {result.name} {KIND_OF_QUANTIFIER[result.quantifier]}"]
+    if result.verdict_only:
+        return _verdict_block(lines, result, time=time)
     lines.append(f"States {len(result.states)}")
     lines.extend(str(s) for s in sorted(result.states))
     lines.append(result.verdict.value)
@@ -64,6 +67,21 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     # Not herd: after herd's lines, for a test with spin loops (docs/progress.md).
     if result.liveness is not None:
         lines.append(result.liveness.line)
+    return "\n".join(lines) + "\n"
+
+
+# Not herd (whose -speedcheck prints its usual block over the executions it saw before
+# stopping): a verdict-only block lists no states, counts or flags, and says so.
+VERDICT_ONLY_NOTE = "Verdict only: states, witnesses and flags not computed (--verdict-only)"
+
+
+def _verdict_block(lines: list[str], result: TestResult, *, time: bool) -> str:
+    lines += [VERDICT_ONLY_NOTE, result.verdict.value]
+    if result.cut:
+        lines.append(f"Cut: executions truncated by the unroll bound ({CUT_NOTE})")
+    lines.append(f"Condition {result.condition_text}")
+    if time:
+        lines.append(f"Time {result.name} {result.seconds:.2f}")
     return "\n".join(lines) + "\n"
 
 

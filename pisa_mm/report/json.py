@@ -14,7 +14,9 @@ __all__ = ["result_to_dict", "results_to_json"]
 # 2: `cut` is a count (executions, or distinct states when `counts_executions` is false),
 # flags carry `cut` (raised only by cut executions).
 # 3: `liveness` (null without spin loops, else {"status", "detail"}).
-SCHEMA_VERSION = 3
+# 4: `verdict_only` (run --verdict-only): then states and flags are empty, positive and
+# negative 0 and observation null (nothing was listed), and cut 1 means "some".
+SCHEMA_VERSION = 4
 
 
 def result_to_dict(result: TestResult) -> dict[str, Any]:
@@ -30,7 +32,9 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
         "positive": result.positive,
         "negative": result.negative,
         "counts_executions": result.counts_executions,
-        "observation": observation(result.positive, result.negative),
+        "observation": None
+        if result.verdict_only
+        else observation(result.positive, result.negative),
         "flags": [
             {
                 "name": f.name,
@@ -44,6 +48,7 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
         "liveness": None
         if result.liveness is None
         else {"status": result.liveness.status.value, "detail": result.liveness.detail},
+        "verdict_only": result.verdict_only,
         "seconds": round(result.seconds, 3),
     }
 

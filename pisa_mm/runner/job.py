@@ -113,7 +113,12 @@ def load(path: str, *, unroll: int | None, strict: bool) -> Loaded:
 
 
 def run_engines(
-    loaded: Loaded, model: Model, engines: Sequence[str], *, timeout: float | None = None
+    loaded: Loaded,
+    model: Model,
+    engines: Sequence[str],
+    *,
+    timeout: float | None = None,
+    verdict_only: bool = False,
 ) -> list[TestResult]:
     """Results of every engine; an engine's PisaMMError (unsupported input) is recorded on
     `loaded` and gives no results. `timeout` is the solver's own limit (library use: the
@@ -121,7 +126,7 @@ def run_engines(
     if loaded.test is None or loaded.structure is None:
         return []
     results = []
-    options = EngineOptions(unroll=loaded.unroll, timeout=timeout)
+    options = EngineOptions(unroll=loaded.unroll, timeout=timeout, verdict_only=verdict_only)
     try:
         for name in engines:
             start = time.perf_counter()
@@ -168,6 +173,7 @@ class EngineTask:
     engines: tuple[str, ...]
     model_path: tuple[str, ...] = ()
     progress: str = "pisa"  # the progress model of the Liveness line, "none": no check
+    verdict_only: bool = False  # `run --verdict-only` (EngineOptions.verdict_only)
 
     def warm(self) -> None:
         for spec in self.models:
@@ -179,7 +185,7 @@ class EngineTask:
         out = []
         for spec in self.models:
             model = cached_model(spec, self.model_path)
-            results = run_engines(loaded, model, self.engines)
+            results = run_engines(loaded, model, self.engines, verdict_only=self.verdict_only)
             if loaded.error is not None:
                 return ()
             out.append(tuple(with_liveness(loaded, model, results, self.progress)))

@@ -22,17 +22,19 @@ from pisa_mm.litmus.program import (
     Observable,
     Or,
     Prop,
+    Quantifier,
 )
 from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, observables
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
+from pisa_mm.smt.allsat import project
 from pisa_mm.smt.encode import Encoding, uses_floats
 from pisa_mm.smt.lits import Lit, lnot
 from pisa_mm.smt.relations import RelV, SetV, Translator
 from pisa_mm.smt.solver import Answer, Budget, Session
 from pisa_mm.smt.symmetry import symmetry_constraints
 
-__all__ = ["Problem", "run_smt"]
+__all__ = ["Problem", "run_smt", "run_verdict"]
 
 
 class Problem:
@@ -118,20 +120,20 @@ class Problem:
             o: m.eval(t, model_completion=True).as_long() for o, t in self.enc.obs_terms.items()
         }
 
-    def blocking(self, values: dict[Observable, int]) -> Lit:
-        """The clause "some observable differs from `values`", over one Boolean per
-        (observable, value) defined once: a clause over existing variables is all the
-        SAT-based solver then has to add (a new bit-vector comparison per clause would grow
+    def is_value_lit(self, o: Observable, v: int) -> Lit:
+        """A Boolean defined once as "observable `o` has value `v`": what enumeration
+        assumes and blocks on (a clause or an assumption over existing variables is all the
+        SAT-based solver then has to take: a new bit-vector comparison per query would grow
         the model conversion that every later model pays for)."""
-        lits: list[Lit] = []
-        for o, v in values.items():
-            b = self._is_value.get((o, v))
-            if b is None:
-                b = self.c.var(f"is!{len(self._is_value)}")
-                self.session.add(self.z3(b) == (self.enc.obs_terms[o] == v))
-                self._is_value[(o, v)] = b
-            lits.append(lnot(b))
-        return self.c.lor_all(lits)
+        b = self._is_value.get((o, v))
+        if b is None:
+            b = self.c.var(f"is!{len(self._is_value)}")
+            self.session.add(self.z3(b) == (self.enc.obs_terms[o] == v))
+            self._is_value[(o, v)] = b
+        return b
+
+    def is_value(self, o: Observable, v: int) -> Any:
+        return self.z3(self.is_value_lit(o, v))
 
     def flag_witness(self, i: int, m: Any) -> FlagWitness:
         check = self.flags[i]
@@ -174,37 +176,32 @@ class _Enumeration:
 
 def enumerate_states(problem: Problem, where: Lit = True, *, name: str = "") -> _Enumeration:
     """Every allowed final state (under the asserted axioms) of the executions where
-    `where` holds, by blocking clauses.
+    `where` holds: the projection of the models on the observables (smt/allsat.py).
 
-    The blocking clauses hang off an activation literal, so that later queries on the same
-    solver ignore them (cheaper than push/pop, which makes z3 re-internalise)."""
-    s = problem.session
-    active = z3.Bool(f"enumerating{name}")
-    active_lit = problem.c.atom(active)
-    found: list[dict[Observable, int]] = []
+    `where` hangs off an activation literal, so that later queries on the same solver
+    ignore it (cheaper than push/pop, which makes z3 re-internalise)."""
     raised: dict[int, FlagWitness] = {}
     if where is False:
         return _Enumeration((), True, raised)
+    active = z3.Bool(f"enumerating{name}")
     if where is not True:
-        problem.assert_lits([problem.c.implies(active_lit, where)])
-    complete = True
-    while True:
-        answer = s.check([active])
-        if answer is Answer.UNKNOWN:
-            complete = False
-            break
-        if answer is Answer.UNSAT:
-            break
-        m = s.model()
-        values = problem.state_of(m)
-        found.append(values)
+        problem.assert_lits([problem.c.implies(problem.c.atom(active), where)])
+
+    def on_model(m: Any) -> None:
         for i, lit in enumerate(problem.flag_lits):
             if i not in raised and lit is not False and problem.truth(m, lit):
                 raised[i] = problem.flag_witness(i, m)
-        if not values:
-            break
-        problem.assert_lits([problem.c.implies(active_lit, problem.blocking(values))])
-    return _Enumeration(tuple(found), complete, raised)
+
+    active_lit = problem.c.atom(active)
+
+    def block(values: dict[Observable, int]) -> None:
+        clause = problem.c.lor_all(lnot(problem.is_value_lit(o, v)) for o, v in values.items())
+        problem.assert_lits([problem.c.implies(active_lit, clause)])
+
+    found = project(
+        problem.session, active, problem.obs, problem.is_value, problem.state_of, on_model, block
+    )
+    return _Enumeration(found.solutions, found.complete, raised)
 
 
 def _decide_flags(
@@ -301,9 +298,61 @@ def run_smt(
     )
 
 
+def run_verdict(
+    test: LitmusTest, es: EventStructure, model: Model, budget: Budget | None = None
+) -> TestResult:
+    """The verdict alone (`run --verdict-only`): one check for an allowed complete execution
+    that passes the filter and decides the verdict (its state satisfies the proposition for
+    `exists` / `~exists`, falsifies it for `forall`); when there is none, one more for an
+    allowed execution cut by the unroll bound (a larger bound might then decide)."""
+    start = time.perf_counter()
+    obs = observables(test)
+    problem = Problem(es, model, obs, budget or Budget(), with_flags=False)
+    problem.assert_axioms()
+    s = problem.session
+    s.add(*symmetry_constraints(test, problem.enc, obs))
+    c = problem.c
+    quantifier = test.condition.quantifier
+    prop = problem.prop_literal(test.condition.prop)
+    deciding = lnot(prop) if quantifier is Quantifier.FORALL else prop
+    kept = True if test.filter is None else problem.prop_literal(test.filter)
+    answer = s.check([problem.guard(c.land_all([problem.complete(), kept, deciding]))])
+    cut = False
+    if answer is Answer.UNSAT:
+        cut_answer = s.check([problem.guard(problem.enc.cut)])
+        cut = cut_answer is Answer.SAT
+        if cut_answer is Answer.UNKNOWN:
+            answer = Answer.UNKNOWN
+    if answer is Answer.UNKNOWN:
+        verdict = Verdict.UNKNOWN
+    else:
+        found = answer is Answer.SAT
+        verdict = Verdict.OK if found == (quantifier is Quantifier.EXISTS) else Verdict.NO
+    return TestResult(
+        name=test.name,
+        model=model.name,
+        engine="smt",
+        quantifier=quantifier.value,
+        observables=obs,
+        states=(),
+        verdict=verdict,
+        positive=0,
+        negative=0,
+        flags=(),
+        cut=int(cut),
+        condition_text=condition_text(test.condition),
+        seconds=time.perf_counter() - start,
+        counts_executions=False,
+        verdict_only=True,
+    )
+
+
 def run_test(test: LitmusTest, structure: EventStructure, model: Model, options: Any) -> TestResult:
-    """The registry entry (`pisa_mm.engines`): options may carry `timeout` and `rlimit`."""
+    """The registry entry (`pisa_mm.engines`): options may carry `timeout`, `rlimit` and
+    `verdict_only`."""
     budget = Budget(
         timeout=getattr(options, "timeout", None), rlimit=getattr(options, "rlimit", None)
     )
+    if getattr(options, "verdict_only", False):
+        return run_verdict(test, structure, model, budget)
     return run_smt(test, structure, model, budget)
