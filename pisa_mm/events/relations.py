@@ -198,11 +198,7 @@ def _classes(es: EventStructure, key: Callable[[Event], object | None]) -> list[
 
 
 def _class_pairs(classes: Iterable[list[int]], events: frozenset[int] | None) -> Iterator[Pair]:
-    for members in classes:
-        inside = members if events is None else [e for e in members if e in events]
-        for a in inside:
-            for b in inside:
-                yield a, b
+    return _block_pairs(((c, c) for c in classes), events)
 
 
 def _place(es: EventStructure, e: Event) -> Placement | None:
@@ -231,33 +227,48 @@ def scope_instance_key(es: EventStructure, thread: int, scope: Scope) -> object:
     return ("sg", p.gpu, p.wg, p.sg)
 
 
-def _incl(es: EventStructure, events: frozenset[int] | None) -> Iterator[Pair]:
-    """Scoped a, b with each one's thread inside the other's scope instance.
+def incl_blocks(es: EventStructure) -> list[tuple[list[int], list[int]]]:
+    """`incl` as blocks (A, B), each meaning every pair of A x B; the blocks are disjoint and
+    their lists total linearly many ids (one per event and scope level on each side).
 
-    Grouped by (own instance, thread), so that only groups that can match are paired:
-    the groups of one instance level and key hold the candidates."""
-    groups: dict[tuple[Scope, object, int], list[int]] = {}
+    incl holds between scoped a and b when b's thread lies in a's scope instance and a's
+    thread in b's. Events are grouped by their own instance; a group splits by the instance
+    its threads have at the other side's level, which must be that side's own instance."""
+    own: dict[tuple[Scope, object], list[Event]] = {}
     for e in es.events:
-        if e.scope is None or e.thread is None or (events is not None and e.id not in events):
-            continue
-        own = scope_instance_key(es, e.thread, e.scope)
-        groups.setdefault((e.scope, own, e.thread), []).append(e.id)
-    # for each scope level and instance, the groups whose events have that instance
-    by_instance: dict[tuple[Scope, object], list[tuple[int, list[int]]]] = {}
-    for (scope, own, thread), ids in groups.items():
-        by_instance.setdefault((scope, own), []).append((thread, ids))
-    levels = sorted({scope for scope, _ in by_instance}, key=lambda s: s.value)
-    for (scope_a, own_a, thread_a), ids_a in groups.items():
+        if e.scope is not None and e.thread is not None:
+            own.setdefault((e.scope, scope_instance_key(es, e.thread, e.scope)), []).append(e)
+    levels = sorted({scope for scope, _ in own})
+    # split[group][level]: the group's event ids by their thread's instance at `level`
+    split: dict[tuple[Scope, object], dict[Scope, dict[object, list[int]]]] = {}
+    for group, events in own.items():
+        split[group] = {}
+        for level in levels:
+            parts = split[group][level] = {}
+            for e in events:
+                assert e.thread is not None
+                parts.setdefault(scope_instance_key(es, e.thread, level), []).append(e.id)
+    blocks: list[tuple[list[int], list[int]]] = []
+    for (scope_a, key_a), by_level in split.items():
         for scope_b in levels:
-            # b's instance must hold a's thread, and a's instance b's thread
-            for thread_b, ids_b in by_instance.get(
-                (scope_b, scope_instance_key(es, thread_a, scope_b)), ()
-            ):
-                if scope_instance_key(es, thread_b, scope_a) != own_a:
-                    continue
-                for a in ids_a:
-                    for b in ids_b:
-                        yield a, b
+            for key_b, ids_a in by_level[scope_b].items():
+                other = split.get((scope_b, key_b))
+                ids_b = None if other is None else other[scope_a].get(key_a)
+                if ids_b:
+                    blocks.append((ids_a, ids_b))
+    return blocks
+
+
+def _block_pairs(
+    blocks: Iterable[tuple[list[int], list[int]]], events: frozenset[int] | None
+) -> Iterator[Pair]:
+    for left, right in blocks:
+        if events is not None:
+            left = [e for e in left if e in events]
+            right = [e for e in right if e in events]
+        for a in left:
+            for b in right:
+                yield a, b
 
 
 def barrier_relations(es: EventStructure) -> tuple[set[Pair], ...]:
@@ -392,7 +403,7 @@ class StaticRelations(Mapping[str, Pairs]):
                         if a != b and (ta is None or ta != thread[b]):
                             yield a, b
             case "incl":
-                yield from _incl(es, events)
+                yield from _block_pairs(incl_blocks(es), events)
             case "bsync" | "binst" | "bfewer":
                 if self._barriers is None:
                     self._barriers = barrier_relations(es)
