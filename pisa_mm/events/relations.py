@@ -280,9 +280,7 @@ def barrier_relations(es: EventStructure) -> tuple[set[Pair], ...]:
             arrive.setdefault((_wg_key(es, e), e.barrier_index), []).append(e)
         elif e.tag is Tag.DEPART:
             depart.setdefault((_wg_key(es, e), e.barrier_index), []).append(e)
-    bsync = {
-        (a.id, d.id) for key, arr in arrive.items() for a in arr for d in depart.get(key, ())
-    }
+    bsync = {(a.id, d.id) for key, arr in arrive.items() for a in arr for d in depart.get(key, ())}
     binst = {
         (a.id, b.id) for arr in arrive.values() for a in arr for b in arr if a.thread != b.thread
     }

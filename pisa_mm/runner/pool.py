@@ -9,6 +9,7 @@ imports and models already loaded.
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -53,6 +54,24 @@ def execute(jobs: Sequence[Job[T]], plan: Plan) -> Iterator[Record[T]]:
         yield from _execute_in_pool(jobs, min(plan.jobs, len(jobs)), plan.budget)
 
 
+# Under the address-space limit, native code (Z3, a thread's stack) that cannot allocate
+# dies by one of these signals instead of raising MemoryError.
+_OUT_OF_MEMORY_SIGNALS = frozenset({-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT})
+
+
+def _died(path: str, exitcode: int | None, budget: Budget) -> Record[T]:
+    """The record of a test whose worker died: Unknown (memory) when it died as native code
+    does at the memory limit, otherwise an internal error."""
+    if budget.max_memory is not None and exitcode in _OUT_OF_MEMORY_SIGNALS:
+        limit = budget.max_memory // 2**20
+        return Record(
+            path, Status.MEMORY, message=f"memory: over {limit} MiB (the worker died at the limit)"
+        )
+    return Record(
+        path, Status.CRASH, message=f"the worker process running it died (exit code {exitcode})"
+    )
+
+
 def _init_worker() -> None:
     ignore_interrupts()
 
@@ -78,11 +97,7 @@ def _execute_in_pool(jobs: Sequence[Job[T]], workers: int, budget: Budget) -> It
                     job.path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s"
                 )
             except ProcessExpired as exc:
-                record = Record(
-                    job.path,
-                    Status.CRASH,
-                    message=f"the worker process running it died (exit code {exc.exitcode})",
-                )
+                record = _died(job.path, exc.exitcode, budget)
             except Exception as exc:  # e.g. a result that does not pickle: a bug
                 record = Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
             yield record
