@@ -18,7 +18,7 @@ from pisa_mm.events.build import build
 from pisa_mm.litmus import parse_test
 from pisa_mm.litmus.decode.declarations import MAX_UNROLL
 from pisa_mm.runner.budget import Budget
-from pisa_mm.runner.job import Status
+from pisa_mm.runner.job import Record, Status
 from pisa_mm.runner.pool import _died
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -132,7 +132,7 @@ def test_runs_too_large_for_the_budget_end_as_unknown(
 @pytest.mark.parametrize("signum", [signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT])
 def test_a_worker_dying_natively_at_the_memory_limit_is_unknown_memory(signum: int) -> None:
     # under RLIMIT_AS, native code that cannot allocate dies by a signal, not MemoryError
-    record = _died("t.litmus", -signum, Budget(max_memory=100 * 2**20))
+    record: Record[None] = _died("t.litmus", -signum, Budget(max_memory=100 * 2**20))
     assert record.status is Status.MEMORY and "100 MiB" in record.message
     assert _died("t.litmus", -signum, Budget()).status is Status.CRASH
     assert _died("t.litmus", 1, Budget(max_memory=2**30)).status is Status.CRASH
