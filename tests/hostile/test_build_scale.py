@@ -4,6 +4,7 @@ print within bounded memory and time, in a child process with a 2 GB address-spa
 
 from __future__ import annotations
 
+import json
 import resource
 import signal
 import subprocess
@@ -136,3 +137,19 @@ def test_a_worker_dying_natively_at_the_memory_limit_is_unknown_memory(signum: i
     assert record.status is Status.MEMORY and "100 MiB" in record.message
     assert _died("t.litmus", -signum, Budget()).status is Status.CRASH
     assert _died("t.litmus", 1, Budget(max_memory=2**30)).status is Status.CRASH
+
+
+def test_thousands_of_threads_and_stores_print_json_in_bounded_memory(tmp_path: Path) -> None:
+    threads = tmp_path / "threads.litmus"
+    threads.write_text(many_threads(2000))
+    stores = tmp_path / "stores.litmus"
+    stores.write_text(many_stores(4000))
+    cmd = [sys.executable, "-c", CLI, "parse", "--json", str(threads), str(stores)]
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=120, preexec_fn=_limit_memory, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    many, long = json.loads(proc.stdout)
+    # linear forms: 2,000 thread classes instead of 36 million ext pairs, po as its edges
+    assert len(many["classes"]["int"]) == 2000
+    assert len(long["po_edges"]) == 4000 + 1  # P0: 4,000 stores and its exit; P1: 1 edge
