@@ -194,8 +194,11 @@ class _Loader:
                     "from (the model's own directory tree, --model-path, the shipped models)",
                     "cat-include",
                 )
-            if candidate.is_file():
-                return candidate, root
+            try:
+                if candidate.is_file():
+                    return candidate, root
+            except OSError:  # e.g. a name too long: no such file to include
+                continue
         raise PisaMMError.at(span, f"cannot find included file '{target}'", "cat-include")
 
 
