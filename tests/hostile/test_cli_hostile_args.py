@@ -120,3 +120,11 @@ def test_an_include_name_too_long_is_not_found(tmp_path: Path) -> None:
     with pytest.raises(PisaMMError) as info:
         load_model(str(model))
     assert info.value.diagnostics[0].code == "cat-include"
+
+
+def test_a_model_name_too_long_is_an_unknown_model(capsys: pytest.CaptureFixture[str]) -> None:
+    # found by tests/hostile/test_mutation_fuzz.py: `diff pisa <5,000 characters>` crashed
+    test = str(Path(__file__).resolve().parents[2] / "litmus/pisa/address/Ptr+always-null.litmus")
+    assert cli_main(["diff", "pisa", "0x" + "f" * 5000, test]) == 2
+    err = capsys.readouterr().err
+    assert "unknown model" in err and "[cat-model]" in err and "Traceback" not in err
