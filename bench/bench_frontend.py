@@ -7,21 +7,33 @@ and prints for each size the time and tracemalloc peak of each stage (`--render`
 the growth ratio against the previous size (2.0 for linear growth when the size doubles).
 Each size runs in a child process, so that one size's memory does not count for the next.
 
+`--commands` measures whole commands end to end instead, each in its own process: CPU time
+(user + sys) and peak RSS of `pisa-mm parse --json` (`parse-json`) and of `pisa-mm run`
+with each engine of `--engines` (`run`, under run's own `--timeout`: a size it cannot
+finish ends as `Unknown (timeout)` or `Unknown (memory)`, printed as the verdict).
+
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
+    python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
 """
 
 from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import os
+import signal
+import subprocess
 import sys
+import tempfile
+import threading
 import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from common import ROOT
+
+CLI = "import sys; from pisa_mm.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def many_threads(n: int) -> str:
@@ -89,6 +101,55 @@ def measure(shape: str, n: int, stages: str, budget: float) -> list[tuple[float,
     return out
 
 
+def run_command(argv: list[str], budget: float) -> tuple[float, int, str]:
+    """`pisa-mm *argv` in its own process: (CPU seconds, peak RSS in bytes, verdict), the
+    verdict being the `Observation` or `Unknown` line of a run, the exit status otherwise."""
+    with tempfile.TemporaryFile("w+") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-c", CLI, *argv], stdout=out, stderr=subprocess.STDOUT, cwd=ROOT
+        )
+        timer = threading.Timer(budget, lambda: os.kill(proc.pid, signal.SIGKILL))
+        timer.start()
+        _, status, usage = os.wait4(proc.pid, 0)
+        timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        lines = out.read().splitlines()
+    verdict = next(
+        (line for line in lines if line.startswith(("Observation", "Unknown"))),
+        f"exit {proc.returncode}" + (" (killed at the budget)" if proc.returncode < 0 else ""),
+    )
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024, verdict
+
+
+def commands(args: argparse.Namespace, shapes: tuple[str, ...]) -> None:
+    """The `--commands` table: one row per size and command."""
+    wanted = args.commands.split(",")
+    runs: list[tuple[str, list[str]]] = []
+    if "parse-json" in wanted:
+        runs.append(("parse --json", ["parse", "--json"]))
+    if "run" in wanted:
+        for engine in args.engines.split(","):
+            argv = ["run", "--no-time", "-j", "1", "--engine", engine, "--timeout"]
+            runs.append((f"run {engine}", [*argv, str(args.timeout)]))
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape in shapes:
+            print(f"{shape}:")
+            for label, argv in runs:
+                prev: tuple[float, int] | None = None
+                for n in (int(s) for s in args.sizes.split(",")):
+                    path = Path(tmp) / f"{shape}{n}.litmus"
+                    path.write_text(SHAPES[shape](n))
+                    cpu, rss, verdict = run_command([*argv, str(path)], args.budget)
+                    ratio = "" if prev is None else f" x{cpu / max(prev[0], 1e-3):.1f}"
+                    ratio += "" if prev is None else f"/x{rss / max(prev[1], 1):.1f}"
+                    print(
+                        f"  {label:<14} {n:>6}  {cpu:8.2f}s cpu {rss / 2**20:8.1f}MB rss"
+                        f"{ratio:<12}  {verdict}"
+                    )
+                    prev = (cpu, rss)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shape", choices=("threads", "stores", "both"), default="both")
@@ -98,8 +159,16 @@ def main() -> int:
         "--render", action="store_true", help="also render `pisa-mm parse`'s table from the build"
     )
     ap.add_argument("--budget", type=float, default=120.0, help="seconds per size")
+    ap.add_argument(
+        "--commands", help="measure whole commands instead: comma-separated parse-json,run"
+    )
+    ap.add_argument("--engines", default="auto", help="engines for `run` (comma-separated)")
+    ap.add_argument("--timeout", type=float, default=300.0, help="run's own --timeout")
     args = ap.parse_args()
     shapes = ("threads", "stores") if args.shape == "both" else (args.shape,)
+    if args.commands:
+        commands(args, shapes)
+        return 0
     stages = "parse,validate" + ("" if args.no_build else ",build")
     if args.render and not args.no_build:
         stages += ",render"

@@ -147,23 +147,26 @@ class _Geo:
             raise ValueError("BaseRelations.events has duplicates")
         self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
 
+    # Bits are set in a bytearray and converted once: `bits |= 1 << k` on an int copies
+    # it, which makes a relation of m pairs over n events cost m * n * n / 64.
     def set_bits(self, ids: Iterable[int]) -> int:
         index = self.index
-        bits = 0
+        buf = bytearray((self.n + 7) // 8)
         for e in ids:
             i = index.get(e)
             if i is not None:
-                bits |= 1 << i
-        return bits
+                buf[i >> 3] |= 1 << (i & 7)
+        return int.from_bytes(buf, "little")
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         index, n = self.index, self.n
-        bits = 0
+        buf = bytearray((n * n + 7) // 8)
         for a, b in pairs:
             i, j = index.get(a), index.get(b)
             if i is not None and j is not None:
-                bits |= 1 << (i * n + j)
-        return bits
+                k = i * n + j
+                buf[k >> 3] |= 1 << (k & 7)
+        return int.from_bytes(buf, "little")
 
     def spread(self, s: int) -> int:
         """Set bit i -> relation bit i*n (a column vector), a byte at a time."""

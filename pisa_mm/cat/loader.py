@@ -63,11 +63,16 @@ def load_model(name_or_path: str, search_path: Sequence[str | Path] = ()) -> Mod
         path = MODELS_DIR / f"{name_or_path}.cat"
         return _Loader(search_path).load(read_source(str(path)), path, name_or_path)
     path = Path(name_or_path)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # e.g. a name too long for the system: no such file
+        is_file = False
+    if not is_file:
         shipped = ", ".join(SHIPPED_MODELS)
+        shown = name_or_path if len(name_or_path) <= 80 else name_or_path[:77] + "..."
         raise PisaMMError.at(
             None,
-            f"unknown model '{name_or_path}': not a file, nor a shipped model ({shipped})",
+            f"unknown model '{shown}': not a file, nor a shipped model ({shipped})",
             "cat-model",
         )
     return _Loader(search_path).load(read_source(str(path)), path, path.stem)
@@ -249,8 +254,11 @@ class _Loader:
                     "from (the model's own directory tree, --model-path, the shipped models)",
                     "cat-include",
                 )
-            if candidate.is_file():
-                return candidate, root
+            try:
+                if candidate.is_file():
+                    return candidate, root
+            except OSError:  # e.g. a name too long: no such file to include
+                continue
         raise PisaMMError.at(span, f"cannot find included file '{target}'", "cat-include")
 
 

@@ -236,6 +236,13 @@ def collect_tests(args: Sequence[str]) -> list[str]:
     out: list[str] = []
     for arg in args:
         p = Path(arg)
+        try:
+            p.stat()
+        except FileNotFoundError:
+            pass  # said below
+        except OSError as exc:  # a name too long, a loop of symlinks, no permission
+            shown = arg if len(arg) <= 80 else arg[:77] + "..."
+            raise PisaMMError.at(None, f"cannot access {shown}: {exc.strerror}", "io") from None
         if p.is_dir():
             found = sorted(str(f) for f in p.rglob("*.litmus") if f.is_file())
             if not found:

@@ -6,7 +6,7 @@ A pair (or member) holds in an execution iff its events happen in it (see docs/e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.model import Event, EventStructure, Location, Placement
@@ -184,23 +184,21 @@ def dynamic_space_sets(
 
 # ---------------------------------------------------------------- relations
 
-
-def _group_pairs(groups: Iterable[Iterable[int]]) -> set[tuple[int, int]]:
-    out: set[tuple[int, int]] = set()
-    for g in groups:
-        members = list(g)
-        out.update((a, b) for a in members for b in members)
-    return out
+Pair = tuple[int, int]
 
 
-def _by(es: EventStructure, key: Callable[[Event], object | None]) -> set[tuple[int, int]]:
-    """All pairs of events with the same non-None key."""
+def _classes(es: EventStructure, key: Callable[[Event], object | None]) -> list[list[int]]:
+    """The events grouped by their non-None key (an equivalence on those events)."""
     groups: dict[object, list[int]] = {}
     for e in es.events:
         k = key(e)
         if k is not None:
             groups.setdefault(k, []).append(e.id)
-    return _group_pairs(groups.values())
+    return list(groups.values())
+
+
+def _class_pairs(classes: Iterable[list[int]], events: frozenset[int] | None) -> Iterator[Pair]:
+    return _block_pairs(((c, c) for c in classes), events)
 
 
 def _place(es: EventStructure, e: Event) -> Placement | None:
@@ -215,7 +213,7 @@ def _wg_key(es: EventStructure, e: Event) -> tuple[int | None, int | None] | Non
     return None if p is None else (p.gpu, p.wg)
 
 
-def _scope_instance_key(es: EventStructure, thread: int, scope: Scope) -> object:
+def scope_instance_key(es: EventStructure, thread: int, scope: Scope) -> object:
     """Threads with equal keys share the scope instance of level `scope`."""
     p = es.threads[thread].placement
     if scope is Scope.SYS:
@@ -229,53 +227,76 @@ def _scope_instance_key(es: EventStructure, thread: int, scope: Scope) -> object
     return ("sg", p.gpu, p.wg, p.sg)
 
 
-def _incl(es: EventStructure) -> set[tuple[int, int]]:
-    scoped = [e for e in es.events if e.scope is not None and e.thread is not None]
-    out: set[tuple[int, int]] = set()
-    for a in scoped:
-        assert a.scope is not None and a.thread is not None
-        for b in scoped:
-            assert b.scope is not None and b.thread is not None
-            a_sees_b = _scope_instance_key(es, a.thread, a.scope) == _scope_instance_key(
-                es, b.thread, a.scope
-            )
-            b_sees_a = _scope_instance_key(es, b.thread, b.scope) == _scope_instance_key(
-                es, a.thread, b.scope
-            )
-            if a_sees_b and b_sees_a:
-                out.add((a.id, b.id))
-    return out
+def incl_blocks(es: EventStructure) -> list[tuple[list[int], list[int]]]:
+    """`incl` as blocks (A, B), each meaning every pair of A x B; the blocks are disjoint and
+    their lists total linearly many ids (one per event and scope level on each side).
+
+    incl holds between scoped a and b when b's thread lies in a's scope instance and a's
+    thread in b's. Events are grouped by their own instance; a group splits by the instance
+    its threads have at the other side's level, which must be that side's own instance."""
+    own: dict[tuple[Scope, object], list[Event]] = {}
+    for e in es.events:
+        if e.scope is not None and e.thread is not None:
+            own.setdefault((e.scope, scope_instance_key(es, e.thread, e.scope)), []).append(e)
+    levels = sorted({scope for scope, _ in own})
+    # split[group][level]: the group's event ids by their thread's instance at `level`
+    split: dict[tuple[Scope, object], dict[Scope, dict[object, list[int]]]] = {}
+    for group, events in own.items():
+        split[group] = {}
+        for level in levels:
+            parts = split[group][level] = {}
+            for e in events:
+                assert e.thread is not None
+                parts.setdefault(scope_instance_key(es, e.thread, level), []).append(e.id)
+    blocks: list[tuple[list[int], list[int]]] = []
+    for (scope_a, key_a), by_level in split.items():
+        for scope_b in levels:
+            for key_b, ids_a in by_level[scope_b].items():
+                other = split.get((scope_b, key_b))
+                ids_b = None if other is None else other[scope_a].get(key_a)
+                if ids_b:
+                    blocks.append((ids_a, ids_b))
+    return blocks
 
 
-def barrier_relations(es: EventStructure) -> tuple[set[tuple[int, int]], ...]:
+def _block_pairs(
+    blocks: Iterable[tuple[list[int], list[int]]], events: frozenset[int] | None
+) -> Iterator[Pair]:
+    for left, right in blocks:
+        if events is not None:
+            left = [e for e in left if e in events]
+            right = [e for e in right if e in events]
+        for a in left:
+            for b in right:
+                yield a, b
+
+
+def barrier_relations(es: EventStructure) -> tuple[set[Pair], ...]:
     """bsync, binst and bfewer."""
-    arrive = [e for e in es.events if e.tag is Tag.ARRIVE]
-    depart = [e for e in es.events if e.tag is Tag.DEPART]
-    bsync = {
-        (a.id, d.id)
-        for a in arrive
-        for d in depart
-        if a.barrier_index == d.barrier_index and _wg_key(es, a) == _wg_key(es, d)
-    }
+    arrive: dict[tuple[object, int | None], list[Event]] = {}
+    depart: dict[tuple[object, int | None], list[Event]] = {}
+    for e in es.events:
+        if e.tag is Tag.ARRIVE:
+            arrive.setdefault((_wg_key(es, e), e.barrier_index), []).append(e)
+        elif e.tag is Tag.DEPART:
+            depart.setdefault((_wg_key(es, e), e.barrier_index), []).append(e)
+    bsync = {(a.id, d.id) for key, arr in arrive.items() for a in arr for d in depart.get(key, ())}
     binst = {
-        (a.id, b.id)
-        for a in arrive
-        for b in arrive
-        if a.thread != b.thread
-        and a.barrier_index == b.barrier_index
-        and _wg_key(es, a) == _wg_key(es, b)
+        (a.id, b.id) for arr in arrive.values() for a in arr for b in arr if a.thread != b.thread
     }
     barriers_before_exit: dict[int, int] = {}
     for t in es.threads:
         for path in t.paths:
             count = sum(1 for e in path.events if es.events[e].tag is Tag.ARRIVE)
             barriers_before_exit[path.events[-1]] = count
+    arrive_by_wg: dict[object, list[Event]] = {}
+    for (wg, _), arr in arrive.items():
+        arrive_by_wg.setdefault(wg, []).extend(arr)
     bfewer = {
         (a.id, x)
-        for a in arrive
         for x, count in barriers_before_exit.items()
+        for a in arrive_by_wg.get(_wg_key(es, es.events[x]), ())
         if es.events[x].thread != a.thread
-        and _wg_key(es, es.events[x]) == _wg_key(es, a)
         and a.barrier_index is not None
         and count < a.barrier_index + 1
     }
@@ -297,37 +318,109 @@ def _static_instruction(e: Event) -> object | None:
     return ("instr", e.thread, e.instr)
 
 
-def static_relations(es: EventStructure) -> dict[str, Pairs]:
-    """Every built-in relation except rf, co and loc."""
-    all_ids = [e.id for e in es.events]
-    same_thread = _by(es, lambda e: e.thread)
-    bsync, binst, bfewer = barrier_relations(es)
+class StaticRelations(Mapping[str, Pairs]):
+    """Every built-in relation except rf, co and loc, each computed when first asked for.
 
-    def sub_group(e: Event) -> object | None:
-        p = _place(es, e)
-        return None if p is None else (p.gpu, p.wg, p.sg)
+    Several are quadratic in the events (`ext`, `int`, `same-*`, `po` of a long thread:
+    2,000 threads make millions of pairs), so nothing is computed up front: `pairs` streams
+    one relation's pairs among a set of events without keeping them (what the cat
+    evaluator needs), and indexing materialises (and keeps) one relation's full pairs.
+    """
 
-    def gpu(e: Event) -> object | None:
-        p = _place(es, e)
-        return None if p is None else p.gpu
+    def __init__(self, es: EventStructure) -> None:
+        self.es = es
+        self._cache: dict[str, Pairs] = {}
+        self._classes: dict[str, list[list[int]]] = {}
+        self._barriers: tuple[set[Pair], ...] | None = None
 
-    rels: dict[str, set[tuple[int, int]] | Pairs] = {
-        "id": {(i, i) for i in all_ids},
-        "po": es.po.pairs(),  # the cat evaluator iterates it: materialised once, here
-        "int": same_thread,
-        "ext": {(a, b) for a in all_ids for b in all_ids if a != b} - same_thread,
-        "rmw": es.rmw,
-        "addr": es.addr,
-        "data": es.data,
-        "ctrl": es.ctrl,
-        "aso": es.aso,
-        "bsync": bsync,
-        "binst": binst,
-        "sinstr": _by(es, _static_instruction),
-        "bfewer": bfewer,
-        "same-sg": _by(es, sub_group),
-        "same-wg": _by(es, lambda e: _wg_key(es, e)),
-        "same-gpu": _by(es, gpu),
-        "incl": _incl(es),
-    }
-    return {name: frozenset(rels[name]) for name in RELATION_NAMES}
+    def __getitem__(self, name: str) -> Pairs:
+        if name not in RELATION_NAMES:
+            raise KeyError(name)
+        hit = self._cache.get(name)
+        if hit is None:
+            hit = self._cache[name] = frozenset(self.pairs(name))
+        return hit
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(RELATION_NAMES)
+
+    def __len__(self) -> int:
+        return len(RELATION_NAMES)
+
+    def classes(self, name: str) -> list[list[int]]:
+        """The equivalence classes of `int`, `sinstr`, `same-sg`, `same-wg` or `same-gpu`:
+        the relation holds between any two events of one class (each with itself too)."""
+        hit = self._classes.get(name)
+        if hit is None:
+            hit = self._classes[name] = _classes(self.es, self._class_key(name))
+        return hit
+
+    def _class_key(self, name: str) -> Callable[[Event], object | None]:
+        es = self.es
+
+        def sub_group(e: Event) -> object | None:
+            p = _place(es, e)
+            return None if p is None else (p.gpu, p.wg, p.sg)
+
+        def gpu(e: Event) -> object | None:
+            p = _place(es, e)
+            return None if p is None else p.gpu
+
+        keys: dict[str, Callable[[Event], object | None]] = {
+            "int": lambda e: e.thread,
+            "sinstr": _static_instruction,
+            "same-sg": sub_group,
+            "same-wg": lambda e: _wg_key(es, e),
+            "same-gpu": gpu,
+        }
+        return keys[name]
+
+    def pairs(self, name: str, events: frozenset[int] | None = None) -> Iterator[Pair]:
+        """The pairs of relation `name` between events of `events` (None: all events)."""
+        es = self.es
+        hit = self._cache.get(name)
+        if hit is not None or name in _GIVEN:
+            given = hit if hit is not None else _GIVEN[name](es)
+            yield from (p for p in given if events is None or (p[0] in events and p[1] in events))
+            return
+        ids = [e.id for e in es.events if events is None or e.id in events]
+        match name:
+            case "id":
+                yield from ((i, i) for i in ids)
+            case "po":
+                po = es.po
+                for b in ids:
+                    for a in po.ancestors(b):
+                        if events is None or a in events:
+                            yield a, b
+            case "ext":
+                thread = [e.thread for e in es.events]
+                for a in ids:
+                    ta = thread[a]
+                    for b in ids:
+                        if a != b and (ta is None or ta != thread[b]):
+                            yield a, b
+            case "incl":
+                yield from _block_pairs(incl_blocks(es), events)
+            case "bsync" | "binst" | "bfewer":
+                if self._barriers is None:
+                    self._barriers = barrier_relations(es)
+                rel = self._barriers[("bsync", "binst", "bfewer").index(name)]
+                yield from (p for p in rel if events is None or (p[0] in events and p[1] in events))
+            case _:
+                yield from _class_pairs(self.classes(name), events)
+
+
+# the relations the structure holds as pair sets already
+_GIVEN: dict[str, Callable[[EventStructure], Iterable[Pair]]] = {
+    "rmw": lambda es: es.rmw,
+    "addr": lambda es: es.addr,
+    "data": lambda es: es.data,
+    "ctrl": lambda es: es.ctrl,
+    "aso": lambda es: es.aso,
+}
+
+
+def static_relations(es: EventStructure) -> StaticRelations:
+    """Every built-in relation except rf, co and loc (computed lazily, see StaticRelations)."""
+    return StaticRelations(es)

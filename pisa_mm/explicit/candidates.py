@@ -338,22 +338,30 @@ class _Choice:
         )
 
     def _assign(self, co: CoOrders | None) -> Iterator[RfChoice]:
-        """Complete, consistent rf choices (`co`, when given, is fixed for pruning)."""
+        """Complete, consistent rf choices (`co`, when given, is fixed for pruning), read by
+        read in depth-first order. Iterative: a test may have thousands of reads."""
         rf: RfChoice = {}
-
-        def go(k: int) -> Iterator[RfChoice]:
-            if k == len(self.reads):
-                if self._consistent(rf, complete=True):
-                    yield dict(rf)
-                return
-            r = self.reads[k]
-            for w in self.sources[r.id]:
-                rf[r.id] = w
-                if self._consistent(rf, complete=False) and self._wanted(rf, co):
-                    yield from go(k + 1)
-                del rf[r.id]
-
-        return go(0)
+        reads = [r.id for r in self.reads]
+        options = [self.sources[r] for r in reads]
+        if not reads:
+            if self._consistent(rf, complete=True):
+                yield {}
+            return
+        pos = [0]  # per chosen read, the index of its next option
+        while pos:
+            k = len(pos) - 1
+            if pos[k] == len(options[k]):
+                pos.pop()
+                rf.pop(reads[k], None)
+                continue
+            rf[reads[k]] = options[k][pos[k]]
+            pos[k] += 1
+            if not (self._consistent(rf, complete=False) and self._wanted(rf, co)):
+                continue
+            if k + 1 < len(reads):
+                pos.append(0)
+            elif self._consistent(rf, complete=True):
+                yield dict(rf)
 
     # ---------------------------------------------------------------- values and co
 
@@ -427,22 +435,47 @@ class _Choice:
                 return True
             return self.prune(self._candidate(ids, rf, co, locs, {}, {}, pending))
 
-        def go(i: int) -> Iterator[CoOrders]:
-            if i == len(all_locs):
-                yield dict(co)
-                return
-            loc = all_locs[i]
-            prefix, rest = co[loc], pending[loc]
-            if not rest:
-                yield from go(i + 1)
-                return
-            for w in sorted(rest):
-                co[loc], pending[loc] = (*prefix, w), rest - {w}
-                if not pending[loc] or keep():
-                    yield from go(i)
-            co[loc], pending[loc] = prefix, rest
+        return self._co_search(all_locs, co, pending, keep)
 
-        return go(0)
+    @staticmethod
+    def _co_search(
+        all_locs: list[Location],
+        co: CoOrders,
+        pending: dict[Location, frozenset[int]],
+        keep: Callable[[], bool],
+    ) -> Iterator[CoOrders]:
+        """Depth-first over the locations in order, each one's order write by write; `keep`
+        judges each proper prefix. Iterative: one location may have thousands of writes."""
+        active = [loc for loc in all_locs if pending[loc]]
+        if not active:
+            yield dict(co)
+            return
+        # per open step: (location index, its order and pending writes before the step,
+        # the writes to try next, the index of the next one)
+        stack: list[tuple[int, tuple[int, ...], frozenset[int], list[int], list[int]]] = []
+
+        def open_step(i: int) -> None:
+            loc = active[i]
+            stack.append((i, co[loc], pending[loc], sorted(pending[loc]), [0]))
+
+        open_step(0)
+        while stack:
+            i, prefix, rest, writes, nxt = stack[-1]
+            loc = active[i]
+            if nxt[0] == len(writes):
+                co[loc], pending[loc] = prefix, rest
+                stack.pop()
+                continue
+            w = writes[nxt[0]]
+            nxt[0] += 1
+            co[loc], pending[loc] = (*prefix, w), rest - {w}
+            if pending[loc]:
+                if keep():
+                    open_step(i)
+            elif i + 1 < len(active):
+                open_step(i + 1)
+            else:
+                yield dict(co)
 
 
 def _rf_pairs(rf: RfChoice) -> frozenset[tuple[int, int]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
 from pisa_mm.cat.eval import EvalResult, Evaluator
@@ -14,6 +14,7 @@ from pisa_mm.engines import EngineOptions
 from pisa_mm.events.model import EventStructure, Kind, Location, Space
 from pisa_mm.events.relations import (
     SPACE_SETS,
+    StaticRelations,
     dynamic_space_sets,
     static_relations,
     static_sets,
@@ -56,17 +57,22 @@ class Execution:
 
 @dataclass(frozen=True, slots=True)
 class _Base:
-    """The built-ins of one candidate, as the cat evaluator's `BaseRelations` asks for them."""
+    """The built-ins of one candidate, as the cat evaluator's `BaseRelations` asks for them:
+    the static relations are streamed among the events that happen, never materialised
+    (`ext` of 2,000 threads has millions of pairs; the evaluator keeps them as bits)."""
 
     events: tuple[int, ...]
     sets: Mapping[str, frozenset[int]]
     rels: Mapping[str, Pairs]
+    static: StaticRelations
+    happen: frozenset[int]
 
     def set(self, name: str) -> frozenset[int]:
         return self.sets[name]
 
-    def rel(self, name: str) -> Pairs:
-        return self.rels[name]
+    def rel(self, name: str) -> Iterable[tuple[int, int]]:
+        hit = self.rels.get(name)
+        return hit if hit is not None else self.static.pairs(name, self.happen)
 
 
 # Built-ins that differ between candidates with the same events: the evaluator recomputes
@@ -81,14 +87,14 @@ PRUNE_ABOVE = 64
 
 
 class _Static:
-    """The static built-ins of a structure, computed once and restricted per event set."""
+    """The static built-ins of a structure: sets computed once and restricted per event set,
+    relations computed on demand (see `_Base`)."""
 
     def __init__(self, es: EventStructure) -> None:
         self.es = es
         self.sets = static_sets(es)
         self.rels = static_relations(es)
-        self._restricted: dict[frozenset[int], tuple[dict[str, frozenset[int]], dict[str, Pairs]]]
-        self._restricted = {}
+        self._restricted: dict[frozenset[int], dict[str, frozenset[int]]] = {}
         # When every access has one possible location, the space sets and `loc` do not
         # depend on rf: computed here for all events, restricted per candidate like the
         # static ones (a candidate's `locs` are then those locations, of its accesses).
@@ -101,19 +107,11 @@ class _Static:
                 self.fixed_locs[e.id] = next(iter(e.locs))
         self._located: dict[frozenset[int], tuple[dict[str, frozenset[int]], Pairs]] = {}
 
-    def restricted(
-        self, events: frozenset[int]
-    ) -> tuple[dict[str, frozenset[int]], dict[str, Pairs]]:
-        """Static sets and relations restricted to the events that happen (memoised)."""
+    def restricted(self, events: frozenset[int]) -> dict[str, frozenset[int]]:
+        """Static sets restricted to the events that happen (memoised)."""
         hit = self._restricted.get(events)
         if hit is None:
-            sets = {name: s & events for name, s in self.sets.items()}
-            rels = {
-                name: frozenset(p for p in r if p[0] in events and p[1] in events)
-                for name, r in self.rels.items()
-                if name != "id"
-            }
-            hit = self._restricted[events] = (sets, rels)
+            hit = self._restricted[events] = {name: s & events for name, s in self.sets.items()}
         return hit
 
     def located(self, cand: Candidate) -> tuple[dict[str, frozenset[int]], Pairs]:
@@ -143,15 +141,11 @@ def _located(
 def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
-    static_sets_, static_rels = static.restricted(ev)
+    sets = dict(static.restricted(ev))
     space_sets, loc = static.located(cand)
-    sets = dict(static_sets_)
     sets.update(space_sets)
-    rels = dict(static_rels)
-    rels["loc"] = loc
-    rels["rf"] = cand.rf
-    rels["co"] = cand.co_pairs()
-    return _Base(tuple(sorted(ev)), sets, rels)
+    rels = {"loc": loc, "rf": cand.rf, "co": cand.co_pairs()}
+    return _Base(tuple(sorted(ev)), sets, rels, static.rels, ev)
 
 
 def _describe(es: EventStructure, eid: int, cand: Candidate) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from pisa_mm.events.kinds import Kind, Tag
 from pisa_mm.events.model import Event, EventStructure, Location, Placement
-from pisa_mm.events.relations import barrier_relations, static_relations
+from pisa_mm.events.relations import barrier_relations, incl_blocks, static_relations
 from pisa_mm.values.expr import Expr
 from pisa_mm.values.text import to_text
 
@@ -273,8 +273,15 @@ def _event_dict(e: Event) -> dict[str, Any]:
     }
 
 
+# In `parse --json`: the relations listed as full pair lists, and those given by their
+# equivalence classes (docs/cli.md says how the others follow).
+JSON_PAIR_RELATIONS = ("rmw", "addr", "data", "ctrl", "aso", "bsync", "binst", "bfewer")
+JSON_CLASS_RELATIONS = ("int", "sinstr", "same-sg", "same-wg", "same-gpu")
+
+
 def structure_to_dict(es: EventStructure) -> dict[str, Any]:
-    """Everything in the structure, with expressions as text and relations as pair lists."""
+    """Everything in the structure, with expressions as text; relations in a form linear in
+    the structure (pair lists, po's edges, classes, incl's blocks: see docs/cli.md)."""
     rels = static_relations(es)
     return {
         "name": es.name,
@@ -314,12 +321,19 @@ def structure_to_dict(es: EventStructure) -> dict[str, Any]:
         ],
         "init": [{"location": _loc_dict(loc), "value": v} for loc, v in es.init],
         "events": [_event_dict(e) for e in es.events],
-        "relations": {name: sorted(map(list, pairs)) for name, pairs in rels.items()},
+        # Linear in the structure: the relations given as pairs in full, po as its tree's
+        # edges, the equivalences as classes and incl as blocks (ext and id follow).
+        "relations": {name: sorted(map(list, rels.pairs(name))) for name in JSON_PAIR_RELATIONS},
+        "po_edges": [list(edge) for edge in es.po.edges()],
+        "classes": {name: rels.classes(name) for name in JSON_CLASS_RELATIONS},
+        "incl_blocks": [[a, b] for a, b in incl_blocks(es)],
     }
 
 
 __all__ = [
     "EVENT_COLUMNS",
+    "JSON_CLASS_RELATIONS",
+    "JSON_PAIR_RELATIONS",
     "SHOWN_RELATIONS",
     "event_row",
     "render_plain",

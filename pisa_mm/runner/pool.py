@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import itertools
+import signal
 import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
@@ -103,6 +104,24 @@ def _settle_garbage_collector() -> None:
     gc.set_threshold(700, 10, 100)
 
 
+# Under the address-space limit, native code (Z3, a thread's stack) that cannot allocate
+# dies by one of these signals instead of raising MemoryError.
+_OUT_OF_MEMORY_SIGNALS = frozenset({-signal.SIGSEGV, -signal.SIGBUS, -signal.SIGABRT})
+
+
+def _died(path: str, exitcode: int | None, budget: Budget) -> Record[T]:
+    """The record of a test whose worker died: Unknown (memory) when it died as native code
+    does at the memory limit, otherwise an internal error."""
+    if budget.max_memory is not None and exitcode in _OUT_OF_MEMORY_SIGNALS:
+        limit = budget.max_memory // 2**20
+        return Record(
+            path, Status.MEMORY, message=f"memory: over {limit} MiB (the worker died at the limit)"
+        )
+    return Record(
+        path, Status.CRASH, message=f"the worker process running it died (exit code {exitcode})"
+    )
+
+
 def _init_worker() -> None:
     ignore_interrupts()
 
@@ -182,11 +201,7 @@ def _collect(
     except FutureTimeout:
         return Record(path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s")
     except ProcessExpired as exc:
-        return Record(
-            path,
-            Status.CRASH,
-            message=f"the worker process running it died (exit code {exc.exitcode})",
-        )
+        return _died(path, exc.exitcode, budget)
     except Exception as exc:  # e.g. a result that does not pickle: a bug
         return Record(path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
 

@@ -4,7 +4,9 @@ print within bounded memory and time, in a child process with a 2 GB address-spa
 
 from __future__ import annotations
 
+import json
 import resource
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +18,9 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
 from pisa_mm.litmus import parse_test
 from pisa_mm.litmus.decode.declarations import MAX_UNROLL
+from pisa_mm.runner.budget import Budget
+from pisa_mm.runner.job import Record, Status
+from pisa_mm.runner.pool import _died
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
@@ -96,3 +101,55 @@ def test_thousands_of_threads_and_stores_parse_in_bounded_memory(tmp_path: Path)
     # exit), not the 8 million pairs of its closure
     po_line = next(line for line in proc.stdout.splitlines()[::-1] if "po (immediate)" in line)
     assert po_line.count("->") == 4000 + 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("budget", "reason", "shapes"),
+    [
+        (["--timeout", "3"], "timeout", ("threads", "stores")),
+        (["--max-memory", "100M"], "memory", ("stores",)),
+    ],
+)
+def test_runs_too_large_for_the_budget_end_as_unknown(
+    budget: list[str], reason: str, shapes: tuple[str, ...], tmp_path: Path
+) -> None:
+    """2,000 threads and 4,000 stores: what an engine cannot finish within the budget ends
+    as `Unknown (timeout)` / `Unknown (memory)` (exit 4), never a crash or a swap storm (the
+    child also has a 2 GB address-space limit)."""
+    make = {"threads": lambda: many_threads(2000), "stores": lambda: many_stores(4000)}
+    for shape in shapes:
+        path = tmp_path / f"{shape}.litmus"
+        path.write_text(make[shape]())
+        cmd = [sys.executable, "-c", CLI, "run", "-j", "1", *budget, str(path)]
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=120, preexec_fn=_limit_memory, cwd=ROOT
+        )
+        assert "Traceback" not in proc.stderr and "internal error" not in proc.stderr
+        assert proc.returncode == 4, proc.stdout[-2000:] + proc.stderr[-2000:]
+        assert f"Unknown ({reason}" in proc.stdout
+
+
+@pytest.mark.parametrize("signum", [signal.SIGSEGV, signal.SIGBUS, signal.SIGABRT])
+def test_a_worker_dying_natively_at_the_memory_limit_is_unknown_memory(signum: int) -> None:
+    # under RLIMIT_AS, native code that cannot allocate dies by a signal, not MemoryError
+    record: Record[None] = _died("t.litmus", -signum, Budget(max_memory=100 * 2**20))
+    assert record.status is Status.MEMORY and "100 MiB" in record.message
+    assert _died("t.litmus", -signum, Budget()).status is Status.CRASH
+    assert _died("t.litmus", 1, Budget(max_memory=2**30)).status is Status.CRASH
+
+
+def test_thousands_of_threads_and_stores_print_json_in_bounded_memory(tmp_path: Path) -> None:
+    threads = tmp_path / "threads.litmus"
+    threads.write_text(many_threads(2000))
+    stores = tmp_path / "stores.litmus"
+    stores.write_text(many_stores(4000))
+    cmd = [sys.executable, "-c", CLI, "parse", "--json", str(threads), str(stores)]
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=120, preexec_fn=_limit_memory, cwd=ROOT
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    many, long = json.loads(proc.stdout)
+    # linear forms: 2,000 thread classes instead of 36 million ext pairs, po as its edges
+    assert len(many["classes"]["int"]) == 2000
+    assert len(long["po_edges"]) == 4000 + 1  # P0: 4,000 stores and its exit; P1: 1 edge

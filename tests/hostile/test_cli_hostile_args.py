@@ -98,3 +98,33 @@ def test_a_model_including_outside_files_is_refused_by_every_command(
     assert "[cat-include]" in err and "Traceback" not in err
     assert SECRET not in out + err and "leaked" not in out + err
     assert not (tmp_path / (MP.stem + ".expected")).exists()
+
+
+@pytest.mark.parametrize("command", ["parse", "run", "crossval"])
+def test_a_path_too_long_for_the_system_is_an_io_error(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # found by tests/hostile/test_mutation_fuzz.py: stat() raised ENAMETOOLONG
+    assert cli_main([command, "9" * 5000]) == 2
+    err = capsys.readouterr().err
+    assert "File name too long [io]" in err and "Traceback" not in err
+
+
+def test_an_include_name_too_long_is_not_found(tmp_path: Path) -> None:
+    # found by tests/hostile/test_mutation_fuzz.py: is_file() raised ENAMETOOLONG
+    from pisa_mm.cat.loader import load_model
+    from pisa_mm.errors import PisaMMError
+
+    model = tmp_path / "long.cat"
+    model.write_text(f'PISA\ninclude "{"a" * 5000}.cat"\n')
+    with pytest.raises(PisaMMError) as info:
+        load_model(str(model))
+    assert info.value.diagnostics[0].code == "cat-include"
+
+
+def test_a_model_name_too_long_is_an_unknown_model(capsys: pytest.CaptureFixture[str]) -> None:
+    # found by tests/hostile/test_mutation_fuzz.py: `diff pisa <5,000 characters>` crashed
+    test = str(Path(__file__).resolve().parents[2] / "litmus/pisa/address/Ptr+always-null.litmus")
+    assert cli_main(["diff", "pisa", "0x" + "f" * 5000, test]) == 2
+    err = capsys.readouterr().err
+    assert "unknown model" in err and "[cat-model]" in err and "Traceback" not in err

@@ -7,6 +7,7 @@ import io
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -49,7 +50,43 @@ def test_json_output_lists_every_event() -> None:
     assert len(docs) == 2 and docs[0]["name"] == "MP+rel+acq"
     kinds = [e["kind"] for e in docs[0]["events"]]
     assert kinds.count(Kind.EXIT.value) == 2 and kinds.count("W") == 4
-    assert [1, 0] not in docs[0]["relations"]["po"]
+    assert [1, 0] not in docs[0]["po_edges"]
+
+
+def _relations_from_json(doc: dict[str, Any]) -> dict[str, set[tuple[int, int]]]:
+    """Every static relation rebuilt from `parse --json`'s linear form, as docs/cli.md says."""
+    ids = [e["id"] for e in doc["events"]]
+    rels = {name: {(a, b) for a, b in pairs} for name, pairs in doc["relations"].items()}
+    for name, classes in doc["classes"].items():
+        rels[name] = {(a, b) for c in classes for a in c for b in c}
+    rels["incl"] = {(a, b) for left, right in doc["incl_blocks"] for a in left for b in right}
+    parent = {b: a for a, b in doc["po_edges"]}
+    rels["po"] = set()
+    for b in ids:
+        a = parent.get(b)
+        while a is not None:
+            rels["po"].add((a, b))
+            a = parent.get(a)
+    rels["id"] = {(a, a) for a in ids}
+    rels["ext"] = {(a, b) for a in ids for b in ids if a != b} - rels["int"]
+    return rels
+
+
+def test_json_relations_rebuild_every_static_relation() -> None:
+    from pisa_mm.events.build import build
+    from pisa_mm.events.relations import static_relations
+    from pisa_mm.litmus import load_test
+
+    for case in CASES:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["parse", "--json", str(case)]) == 0
+        (doc,) = json.loads(out.getvalue())
+        want = static_relations(build(load_test(str(case))))
+        got = _relations_from_json(doc)
+        assert set(got) == set(want)
+        for name, pairs in want.items():
+            assert got[name] == pairs, (case.stem, name)
 
 
 def test_unroll_option_overrides_metadata() -> None:
