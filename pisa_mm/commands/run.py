@@ -424,8 +424,9 @@ def main(args: argparse.Namespace) -> int:
     console = Console(len(files), "running")
     reporters = make_reporters(args, console, model, engines, files)
     summary = Summary(engines=engines, model=model.name)
+    progress = getattr(args, "progress", "pisa")
     for flag, given in (("--check", args.check), ("--baseline", getattr(args, "baseline", None))):
-        if given and getattr(args, "progress", "pisa") != "pisa":
+        if given and progress != "pisa":
             raise PisaMMError.at(
                 None,
                 f"{flag} compares with Liveness lines recorded under --progress pisa; "
@@ -436,7 +437,7 @@ def main(args: argparse.Namespace) -> int:
         (args.model,),
         engines,
         model_path_of(args),
-        getattr(args, "progress", "pisa"),
+        progress,
         getattr(args, "verdict_only", False),
     )
     records = run_tests(files, task, plan_of(args), unroll=args.unroll, strict=args.strict)
@@ -507,6 +508,7 @@ def judge(
             path, name, model.name, Kind.UNKNOWN, message=record.message, status=record.status
         )
     (results,) = record.value
+    progress = getattr(args, "progress", "pisa")  # promote and diff judge without --progress
     problems = disagreements(results) if len(results) > 1 else []
     compared = False
     exp_file = expected_path(path, model.name)
@@ -523,11 +525,8 @@ def judge(
                 ("expected", r.engine),
                 below=r.engine not in EXACT_ENGINES,
                 verdict_only=r.verdict_only,
+                liveness=progress == "pisa",  # expectations record pisa's Liveness line
             )
-            if (
-                getattr(args, "progress", "pisa") != "pisa"
-            ):  # expectations record the Liveness line of pisa
-                diffs = [d for d in diffs if not d.startswith("liveness:")]
             problems.extend(f"{exp_file}: {d}" for d in diffs)
     elif args.check:
         problems.append(f"{exp_file}: no expectation file (create it with promote)")
@@ -539,7 +538,7 @@ def judge(
     if args.unroll is None and is_shipped_model(model):
         from pisa_mm.liveness.metadata import liveness_problems
 
-        live = liveness_problems(record.metadata, getattr(args, "progress", "pisa"), results)
+        live = liveness_problems(record.metadata, progress, results)
         compared = compared or bool(live)
         problems.extend(f"{path}: {p}" for p in live)
     if problems:

@@ -218,6 +218,7 @@ def compare(
     *,
     below: bool = False,
     verdict_only: bool = False,
+    liveness: bool = True,
 ) -> list[str]:
     """Human-readable differences between two results, empty when they agree.
 
@@ -228,6 +229,8 @@ def compare(
     With `verdict_only` (`right` comes from `run --verdict-only`), only the test, condition
     and verdict compare; with `below`, the verdict only when `right` witnessed it (an
     execution that decides it, which an under-approximating engine finds only if it exists).
+    Without `liveness`, the Liveness lines do not compare (`right` was computed under
+    another --progress than the one `left` records).
     """
     a, b = names
     if verdict_only:
@@ -256,6 +259,6 @@ def compare(
     # Cut counts compare when both count executions; otherwise only whether any was cut.
     if left.cut != right.cut if both_count else (left.cut > 0) != (right.cut > 0):
         out.append(f"unroll cut: {a} {left.cut}, {b} {right.cut}")
-    if left.liveness != right.liveness:
+    if liveness and left.liveness != right.liveness:
         out.append(f"liveness: {a} {left.liveness or 'none'}, {b} {right.liveness or 'none'}")
     return out
