@@ -11,6 +11,7 @@ work such as an enumeration.
 
 from __future__ import annotations
 
+import _thread
 import ctypes
 import os
 import resource
@@ -92,7 +93,25 @@ received: int | None = None
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     global received
     received = signum
+    if _in_finaliser(frame):
+        # Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__
+        # runs often), and the run would go on: deliver the signal again a moment later
+        timer = threading.Timer(_REDELIVERY, _thread.interrupt_main, (signum,))
+        timer.daemon = True
+        timer.start()
+        return
     raise Interrupted(signum)
+
+
+_REDELIVERY = 0.05  # seconds
+
+
+def _in_finaliser(frame: FrameType | None) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def check_interrupted() -> None:
