@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 
 from pisa_mm.errors import Span
 
@@ -47,7 +48,7 @@ TERMINALS: dict[str, str] = {
     "COMMA": r",",
     "EQUAL": r"=",
     "LBRACE": r"\{",
-    "LPAR": r"\(",
+    "LPAR": r"\((?!\*)",  # `(*` opens a comment, even an unterminated one
     "LSQB": r"\[",
     "MINUS": r"-",
     "PLUS": r"\+",
@@ -67,32 +68,39 @@ _SKIP = r"(?>(?:[ \t\f\r\n]+|//[^\n]*|\(\*[\s\S]*?\*\))*)"
 _SKIP_RE = re.compile(_SKIP)
 
 
+class Context:
+    """The terminals one place of the grammar allows, and the regex that reads one of them
+    (compiled on first use: a process that parses one small test compiles what it uses)."""
+
+    __slots__ = ("match", "names")
+
+    def __init__(self, *names: str) -> None:
+        self.names = frozenset(names)
+        self.match: Callable[[str, int], re.Match[str] | None] = self._first_match
+
+    def _first_match(self, text: str, pos: int) -> re.Match[str] | None:
+        self.match = _compile(self.names).match
+        return self.match(text, pos)
+
+    def __or__(self, other: Context) -> Context:
+        return Context(*self.names, *other.names)
+
+
 @functools.cache
-def context(names: frozenset[str]) -> re.Pattern[str]:
-    """The regex that skips blanks and reads one token among `names` (a group per name)."""
+def _compile(names: frozenset[str]) -> re.Pattern[str]:
+    """Skip blanks and comments, then read one token among `names` (a group per name)."""
     ordered = sorted(names, key=_RANK.__getitem__)
     alternatives = "|".join(f"(?P<{n}>{TERMINALS[n]})" for n in ordered)
     return re.compile(f"{_SKIP}(?:{alternatives})")
 
 
-_ANY_TOKEN = context(frozenset(TERMINALS) - {"END"})
+_ANY_TOKEN = Context(*(frozenset(TERMINALS) - {"END"}))  # what a stray token is
 
 
 class Lexer:
     """The position in the text, and the last token read (its kind, text and place)."""
 
-    __slots__ = (
-        "col",
-        "end_col",
-        "kind",
-        "line",
-        "line_start",
-        "path",
-        "pos",
-        "start",
-        "text",
-        "value",
-    )
+    __slots__ = ("kind", "line", "line_start", "path", "pos", "start", "text", "value")
 
     def __init__(self, text: str, path: str) -> None:
         self.text = text
@@ -101,36 +109,45 @@ class Lexer:
         self.line = 1  # of the last token read (tokens never span lines)
         self.line_start = 0  # offset of that line
         self.start = 0  # offset of the last token read
-        self.col = 1
-        self.end_col = 1
         self.kind = ""
         self.value = ""
 
-    def next(self, names: frozenset[str]) -> str | None:
-        """Read a token of one of the kinds `names`; its kind, or None (nothing consumed)."""
-        m = context(names).match(self.text, self.pos)
+    def next(self, ctx: Context) -> str | None:
+        """Read a token of one of `ctx`'s kinds; its kind, or None (nothing consumed)."""
+        m = ctx.match(self.text, self.pos)
         if m is None:
             return None
         kind = m.lastgroup
         assert kind is not None
-        start = m.start(kind)
-        if start != self.pos:
-            newlines = self.text.count("\n", self.pos, start)
+        start, end = m.span(kind)
+        pos = self.pos
+        if start != pos:
+            newlines = self.text.count("\n", pos, start)
             if newlines:
                 self.line += newlines
-                self.line_start = self.text.rfind("\n", self.pos, start) + 1
-        end = m.end()
+                self.line_start = self.text.rfind("\n", pos, start) + 1
         self.kind = kind
         self.start = start
         self.pos = end
-        self.value = self.text[start:end]
-        self.col = start - self.line_start + 1
-        self.end_col = end - self.line_start + 1
+        self.value = m.group(kind)
         return kind
+
+    @property
+    def col(self) -> int:
+        """The last token's column."""
+        return self.start - self.line_start + 1
+
+    @property
+    def end_col(self) -> int:
+        """The column just after the last token."""
+        return self.pos - self.line_start + 1
 
     def span(self) -> Span:
         """The last token's span."""
-        return Span(self.path, self.line, self.col, self.line, self.end_col)
+        line_start = self.line_start
+        return Span(
+            self.path, self.line, self.start - line_start + 1, self.line, self.pos - line_start + 1
+        )
 
     def here(self) -> tuple[int, int, int]:
         """(offset, line, col) of the next token: past blanks and complete comments."""

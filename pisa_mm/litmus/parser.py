@@ -12,6 +12,7 @@ from typing import Any
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.litmus import syntax as S
+from pisa_mm.litmus.lexer import Context as C
 from pisa_mm.litmus.lexer import Lexer
 from pisa_mm.litmus.parse_errors import (
     MISSING_SEMI_DECL,
@@ -27,19 +28,56 @@ from pisa_mm.litmus.parse_errors import (
 MAX_PROP_DEPTH = 100
 
 
-def _k(*names: str) -> frozenset[str]:
-    return frozenset(names)
-
-
-_OBS_START = _k("TID", "GPU_PREFIX", "WG_PREFIX", "VAR")
-_OPERAND = _k("REG", "BANG", "VAR", "FLOAT", "INT", "OPCODE", "LSQB")
-_AFTER_OPCODE = _OPERAND | _k("COLON", "SEMICOLON")
-_NUMBER = _k("FLOAT", "INT")
-_PROP_START = _OBS_START | _k("LPAR", "TRUE", "FALSE", "NOT")
-_OPERATORS = _k("AND", "OR", "IMPLIES")
-_IN_PARENS = _OPERATORS | _k("RPAR")
-_AFTER_THREAD = _k("TID", "LOCATIONS", "FILTER", "QUANT")
-_END = _k("END")
+# The places of the grammar, by the terminals they allow.
+_AT = C("AT")
+_COLON = C("COLON")
+_COMMA_OR_SEMI = C("COMMA", "SEMICOLON")
+_INT = C("INT")
+_NUMBER = C("FLOAT", "INT")
+_REG = C("REG")
+_REG_OR_NAME = C("REG", "OPCODE")
+_RSQB = C("RSQB")
+_SEMI = C("SEMICOLON")
+_TYPE = C("TYPE")
+_VAR = C("VAR")
+_HEADER = C("PISA")
+_TEST_NAME = C("TESTNAME")
+_AFTER_HEADER = C("STRING", "META", "LBRACE")
+_AFTER_DESCRIPTION = C("META", "LBRACE")
+_INIT_STMT = C("SPACE", "TID", "RBRACE")
+_THREAD = C("TID")
+_AFTER_THREAD = C("TID", "LOCATIONS", "FILTER", "QUANT")
+_AFTER_LOCATIONS = C("FILTER", "QUANT")
+_QUANT = C("QUANT")
+_DECL_AFTER_VAR = C("LSQB", "EQUAL", "SEMICOLON")
+_DECL_AFTER_SIZE = C("EQUAL", "SEMICOLON")
+_INIT_VALUE = C("FLOAT", "INT", "LBRACE")
+_LIST_FIRST = C("FLOAT", "INT", "RBRACE")
+_LIST_NEXT = C("COMMA", "RBRACE")
+_EQUAL = C("EQUAL")
+_REG_INIT_VALUE = C("FLOAT", "INT", "VAR")
+_PLACE = C("PLACE_KIND", "HOST")
+_PLACE_NEXT = C("COMMA", "LBRACE")
+_STATEMENT = C("DOTREG", "PRED", "SPACE", "OPCODE", "RBRACE")
+_REG_NAME = C("REG_RANGE", "REG")
+_OPERAND = C("REG", "BANG", "VAR", "FLOAT", "INT", "OPCODE", "LSQB")
+_AFTER_OPCODE = _OPERAND | C("COLON", "SEMICOLON")
+_ADDRESS_BASE = C("REG", "VAR", "INT")
+_AFTER_BASE = C("PLUS", "MINUS", "RSQB")
+_OFFSET = C("REG", "INT")
+_LSQB = C("LSQB")
+_OBSERVABLE = C("TID", "GPU_PREFIX", "WG_PREFIX", "VAR")
+_LOCATION = _OBSERVABLE | _RSQB
+_AFTER_LOCATION = C("SEMICOLON", "RSQB")
+_AFTER_LOCATION_VAR = C("SEMICOLON", "RSQB", "LSQB")
+_WG_PREFIX = C("WG_PREFIX")
+_CMP = C("CMP")
+_CMP_OR_INDEX = C("CMP", "LSQB")
+_PROP_START = _OBSERVABLE | C("LPAR", "TRUE", "FALSE", "NOT")
+_IN_PARENS = C("AND", "OR", "IMPLIES", "RPAR")
+_AFTER_CONDITION = C("AND", "OR", "IMPLIES", "END")
+_AFTER_FILTER = C("AND", "OR", "IMPLIES", "LOCATIONS", "QUANT")
+_AFTER_LAST_FILTER = C("AND", "OR", "IMPLIES", "QUANT")
 _BINARY = {"AND": "and", "OR": "or", "IMPLIES": "implies"}
 _PRECEDENCE = {"not": 4, "and": 3, "or": 2, "implies": 1}
 
@@ -59,7 +97,7 @@ def parse_raw(text: str, path: str) -> S.RawTest:
 def parse_raw_prop(text: str, path: str) -> S.RawProp:
     """Parse a stand-alone PROP (e.g. a command-line outcome) with the condition grammar."""
     p = _Parser(text, path)
-    return p.prop(_END)[0]
+    return p.prop(_AFTER_CONDITION)[0]
 
 
 class _Parser:
@@ -69,10 +107,10 @@ class _Parser:
         self.text = text
 
     # ------------------------------------------------------------ tokens
-    def expect(self, names: frozenset[str], label: str | None = None) -> str:
-        kind = self.lx.next(names)
+    def expect(self, ctx: C, label: str | None = None) -> str:
+        kind = self.lx.next(ctx)
         if kind is None:
-            raise syntax_error(self.lx, names, label)
+            raise syntax_error(self.lx, ctx.names, label)
         return kind
 
     def name(self) -> S.Name:
@@ -102,29 +140,29 @@ class _Parser:
 
     # ------------------------------------------------------------ the test
     def test(self) -> S.RawTest:
-        self.expect(_k("PISA"))
-        self.expect(_k("TESTNAME"))
+        self.expect(_HEADER)
+        self.expect(_TEST_NAME)
         name = self.name()
         description: str | None = None
         metadata: list[tuple[str, str]] = []
         meta_spans: list[Span] = []
-        kind = self.expect(_k("STRING", "META", "LBRACE"))
+        kind = self.expect(_AFTER_HEADER)
         if kind == "STRING":
             description = self.lx.value[1:-1]
-            kind = self.expect(_k("META", "LBRACE"))
+            kind = self.expect(_AFTER_DESCRIPTION)
         while kind == "META":
             key, _, value = self.lx.value.partition("=")
             metadata.append((key.strip(), value.strip()))
             meta_spans.append(self.lx.span())
-            kind = self.expect(_k("META", "LBRACE"))
+            kind = self.expect(_AFTER_DESCRIPTION)
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
-        while self.expect(_k("SPACE", "TID", "RBRACE")) != "RBRACE":
+        while self.expect(_INIT_STMT) != "RBRACE":
             if self.lx.kind == "SPACE":
                 variables.append(self.var_decl())
             else:
                 inits.append(self.reg_init())
-        self.expect(_k("TID"))
+        self.expect(_THREAD)
         threads = [self.thread()]
         locations: tuple[S.RawObservable, ...] = ()
         filt: S.RawProp | None = None
@@ -134,16 +172,16 @@ class _Parser:
             kind = self.expect(_AFTER_THREAD, NO_CONDITION)
         if kind == "LOCATIONS":
             locations = self.locations()
-            kind = self.expect(_k("FILTER", "QUANT"))
+            kind = self.expect(_AFTER_LOCATIONS)
             if kind == "FILTER":
-                filt, kind, _ = self.prop(_k("QUANT"))
+                filt, kind, _ = self.prop(_AFTER_LAST_FILTER)
         elif kind == "FILTER":
-            filt, kind, _ = self.prop(_k("LOCATIONS", "QUANT"))
+            filt, kind, _ = self.prop(_AFTER_FILTER)
             if kind == "LOCATIONS":
                 locations = self.locations()
-                kind = self.expect(_k("QUANT"))
+                kind = self.expect(_QUANT)
         quant = self.name()
-        prop, _, end = self.prop(_END)
+        prop, _, end = self.prop(_AFTER_CONDITION)
         condition = S.RawCondition(
             quant, prop, Span(self.path, quant.span.line, quant.span.col, end[0], end[1])
         )
@@ -166,52 +204,52 @@ class _Parser:
         """`SPACE TYPE VAR ([n])? (= value)? ;`, the SPACE just read."""
         start = self.mark()
         space = self.name()
-        self.expect(_k("TYPE"))
+        self.expect(_TYPE)
         type_ = self.name()
-        self.expect(_k("VAR"))
+        self.expect(_VAR)
         var = self.name()
         count: S.RawInt | None = None
         init: tuple[S.RawInt | S.RawFloat, ...] | None = None
         is_list = False
         span = self.until(start)
-        kind = self.expect(_k("LSQB", "EQUAL", "SEMICOLON"), MISSING_SEMI_DECL)
+        kind = self.expect(_DECL_AFTER_VAR, MISSING_SEMI_DECL)
         if kind == "LSQB":
-            self.expect(_k("INT"))
+            self.expect(_INT)
             count = self.int_()
-            self.expect(_k("RSQB"))
+            self.expect(_RSQB)
             span = self.until(start)
-            kind = self.expect(_k("EQUAL", "SEMICOLON"))
+            kind = self.expect(_DECL_AFTER_SIZE)
         if kind == "EQUAL":
-            if self.expect(_k("FLOAT", "INT", "LBRACE")) == "LBRACE":
+            if self.expect(_INIT_VALUE) == "LBRACE":
                 is_list = True
                 values: list[S.RawInt | S.RawFloat] = []
-                if self.expect(_k("FLOAT", "INT", "RBRACE")) != "RBRACE":
+                if self.expect(_LIST_FIRST) != "RBRACE":
                     values.append(self.number())
-                    while self.expect(_k("COMMA", "RBRACE")) == "COMMA":
+                    while self.expect(_LIST_NEXT) == "COMMA":
                         self.expect(_NUMBER)
                         values.append(self.number())
                 init = tuple(values)
             else:
                 init = (self.number(),)
             span = self.until(start)
-            self.expect(_k("SEMICOLON"), None if is_list else MISSING_SEMI_DECL)
+            self.expect(_SEMI, None if is_list else MISSING_SEMI_DECL)
         return S.RawVarDecl(space, type_, var, count, init, is_list, span)
 
     def reg_init(self) -> S.RawRegInit:
         """`TID : REG = value ;`, the TID just read."""
         start = self.mark()
         thread = self.name()
-        self.expect(_k("COLON"))
-        self.expect(_k("REG", "OPCODE"))
+        self.expect(_COLON)
+        self.expect(_REG_OR_NAME)
         reg = self.reg_name()
-        self.expect(_k("EQUAL"))
+        self.expect(_EQUAL)
         value: S.RawInt | S.RawFloat | S.RawVar
-        if self.expect(_k("FLOAT", "INT", "VAR")) == "VAR":
+        if self.expect(_REG_INIT_VALUE) == "VAR":
             value = S.RawVar(self.lx.value[1:], self.lx.span())
         else:
             value = self.number()
         span = self.until(start)
-        self.expect(_k("SEMICOLON"), MISSING_SEMI_DECL)
+        self.expect(_SEMI, MISSING_SEMI_DECL)
         return S.RawRegInit(thread, reg, value, span)
 
     # ------------------------------------------------------------ threads
@@ -219,21 +257,20 @@ class _Parser:
         """`TID @ placement { statement* }`, the TID just read."""
         start = self.mark()
         tid = self.name()
-        self.expect(_k("AT"), NO_PLACEMENT)
+        self.expect(_AT, NO_PLACEMENT)
         places: list[S.RawPlace] = []
         while True:
-            if self.expect(_k("PLACE_KIND", "HOST")) == "HOST":
+            if self.expect(_PLACE) == "HOST":
                 places.append(S.RawPlace("host", None, self.lx.span()))
             else:
                 at = self.mark()
                 kind = self.lx.value
-                self.expect(_k("INT"))
+                self.expect(_INT)
                 places.append(S.RawPlace(kind, self.int_(), self.until(at)))
-            if self.expect(_k("COMMA", "LBRACE")) == "LBRACE":
+            if self.expect(_PLACE_NEXT) == "LBRACE":
                 break
         body: list[S.RawStatement] = []
-        stmt_start = _k("DOTREG", "PRED", "SPACE", "OPCODE", "RBRACE")
-        while (kind := self.expect(stmt_start)) != "RBRACE":
+        while (kind := self.expect(_STATEMENT)) != "RBRACE":
             if kind == "OPCODE":
                 body.append(self.instruction())
             elif kind == "SPACE":
@@ -247,14 +284,14 @@ class _Parser:
         start = self.mark()
         type_: S.Name | None = None
         if kind == "DOTREG":
-            self.expect(_k("TYPE"))
+            self.expect(_TYPE)
             type_ = self.name()
         names: list[S.Name] = []
         while True:
-            self.expect(_k("REG_RANGE", "REG"))
+            self.expect(_REG_NAME)
             names.append(self.name())
             span = self.until(start)
-            if self.expect(_k("COMMA", "SEMICOLON")) == "SEMICOLON":
+            if self.expect(_COMMA_OR_SEMI) == "SEMICOLON":
                 return S.RawRegDecl(type_, tuple(names), span)
 
     def instruction(self) -> S.RawInstr | S.RawLabel:
@@ -272,7 +309,7 @@ class _Parser:
                 label = MISSING_SEMI_INSTR if kind in ("INT", "LSQB") else None
                 operands.append(self.operand(kind))
                 span, last = self.until(start), lx.pos
-                if self.expect(_k("COMMA", "SEMICOLON"), label) == "SEMICOLON":
+                if self.expect(_COMMA_OR_SEMI, label) == "SEMICOLON":
                     break
                 kind = self.expect(_OPERAND)
         else:
@@ -296,10 +333,10 @@ class _Parser:
             return S.RawIdent(value, span)
         start = self.mark()
         if kind == "BANG":
-            self.expect(_k("REG"))
+            self.expect(_REG)
             return S.RawReg(lx.value[1:], self.until(start), negated=True)
         base: S.RawReg | S.RawVar | S.RawInt
-        kind = self.expect(_k("REG", "VAR", "INT"))
+        kind = self.expect(_ADDRESS_BASE)
         if kind == "REG":
             base = S.RawReg(lx.value[1:], lx.span())
         elif kind == "VAR":
@@ -308,65 +345,66 @@ class _Parser:
             base = self.int_()
         offset: S.RawReg | S.RawInt | None = None
         negative = False
-        kind = self.expect(_k("PLUS", "MINUS", "RSQB"))
+        kind = self.expect(_AFTER_BASE)
         if kind != "RSQB":
             negative = kind == "MINUS"
-            if self.expect(_k("INT") if negative else _k("REG", "INT")) == "REG":
+            if self.expect(_INT if negative else _OFFSET) == "REG":
                 offset = S.RawReg(lx.value[1:], lx.span())
             else:
                 offset = self.int_()
-            self.expect(_k("RSQB"))
+            self.expect(_RSQB)
         return S.RawAddress(base, offset, negative, self.until(start))
 
     # ------------------------------------------------------------ observables
     def locations(self) -> tuple[S.RawObservable, ...]:
         """`[ obs ; obs ; ... ]`, the keyword just read."""
-        self.expect(_k("LSQB"))
+        self.expect(_LSQB)
         out: list[S.RawObservable] = []
-        kind = self.expect(_OBS_START | _k("RSQB"))
+        kind = self.expect(_LOCATION)
         while kind != "RSQB":
-            obs, kind = self.observable(kind, _k("SEMICOLON", "RSQB"))
+            obs, kind = self.observable(kind, _AFTER_LOCATION, _AFTER_LOCATION_VAR)
             out.append(obs)
             if kind == "SEMICOLON":
-                kind = self.expect(_OBS_START | _k("RSQB"))
+                kind = self.expect(_LOCATION)
         return tuple(out)
 
-    def observable(self, kind: str, follow: frozenset[str]) -> tuple[S.RawObservable, str]:
-        """An observable, its first token just read; and the kind of the token after it."""
+    def observable(self, kind: str, follow: C, follow_var: C) -> tuple[S.RawObservable, str]:
+        """An observable, its first token just read; and the kind of the token after it
+        (`follow`, or `follow_var` after a variable, which also allows an index)."""
         start = self.mark()
         first = self.name()
         if kind == "TID":
-            self.expect(_k("COLON"))
-            self.expect(_k("REG", "OPCODE"))
+            self.expect(_COLON)
+            self.expect(_REG_OR_NAME)
             obs: S.RawObservable = S.RawRegObs(first, self.reg_name(), self.until(start))
             return obs, self.expect(follow)
         wg = gpu = None
         if kind == "GPU_PREFIX":
             gpu = first
-            self.expect(_k("COLON"))
-            self.expect(_k("WG_PREFIX"))
+            self.expect(_COLON)
+            self.expect(_WG_PREFIX)
             kind = "WG_PREFIX"
             first = self.name()
         if kind == "WG_PREFIX":
             wg = first
-            self.expect(_k("COLON"))
-            self.expect(_k("VAR"))
+            self.expect(_COLON)
+            self.expect(_VAR)
             first = self.name()
         span = self.until(start)
         index: S.RawInt | None = None
-        kind = self.expect(follow | _k("LSQB"))
+        kind = self.expect(follow_var)
         if kind == "LSQB":
-            self.expect(_k("INT"))
+            self.expect(_INT)
             index = self.int_()
-            self.expect(_k("RSQB"))
+            self.expect(_RSQB)
             span = self.until(start)
             kind = self.expect(follow)
         return S.RawMemObs(first, index, wg, span, gpu), kind
 
     # ------------------------------------------------------------ conditions
-    def prop(self, follow: frozenset[str]) -> tuple[S.RawProp, str, tuple[int, int]]:
-        """A proposition, the kind of the token of `follow` that ends it, and where the
-        proposition ends (after its closing parentheses).
+    def prop(self, after: C) -> tuple[S.RawProp, str, tuple[int, int]]:
+        """A proposition, the kind of the token that ends it (of `after`: the connectives
+        and what may follow), and where it ends (after its closing parentheses).
 
         Operator precedence with explicit stacks, loosest first: `->` (right-associative),
         `\\/`, `/\\`, then the prefix `~`; parentheses group.
@@ -375,7 +413,6 @@ class _Parser:
         ops: list[tuple[str, int, int]] = []  # "(", "not", "and", "or", "implies"
         vals: list[_Node] = []
         opened = 0
-        after = _OPERATORS | follow
         while True:
             kind = self.expect(_PROP_START)
             while kind in ("NOT", "LPAR"):
@@ -387,7 +424,7 @@ class _Parser:
                 span = lx.span()
                 leaf: S.RawProp = S.RawBool(kind == "TRUE", span)
             else:
-                obs, _ = self.observable(kind, _k("CMP"))
+                obs, _ = self.observable(kind, _CMP, _CMP_OR_INDEX)
                 op = lx.value
                 self.expect(_NUMBER)
                 span = self.until(start)
