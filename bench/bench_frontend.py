@@ -12,16 +12,27 @@ Each size runs in a child process, so that one size's memory does not count for 
 with each engine of `--engines` (`run`, under run's own `--timeout`: a size it cannot
 finish ends as `Unknown (timeout)` or `Unknown (memory)`, printed as the verdict).
 
+`--parse` measures the litmus parser on the small tests people run by the thousand: the
+suite of bench/run_bench.py (`pisa-mm gen`, 1,530 tests of the classic shapes), each tree in
+fresh processes: the CPU time of `import pisa_mm.litmus` (median of --repeat processes, and
+whether lark was imported), of the first parse (a parser's set-up: lark loaded its tables
+there), and per test (`parse_raw` over the suite, the best of three passes). With
+`--baseline SRC` (another source tree, e.g. `git archive REV | tar -x -C SRC`) the same
+figures for it, and the ratios baseline / this tree.
+
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
     python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
+    python bench/bench_frontend.py --parse [--baseline SRC] [--repeat 5]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import multiprocessing as mp
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -150,6 +161,73 @@ def commands(args: argparse.Namespace, shapes: tuple[str, ...]) -> None:
                     prev = (cpu, rss)
 
 
+# Run in a fresh process with the tree under test first on the path: argv = the test files.
+_PARSE_CHILD = """
+import json, sys, time
+t0 = time.process_time()
+import pisa_mm.litmus
+t1 = time.process_time()
+from pisa_mm.litmus.parser import parse_raw
+texts = [open(f, encoding="utf-8").read() for f in sys.argv[1:]]
+t2 = time.process_time()
+parse_raw(texts[0], "first.litmus")
+t3 = time.process_time()
+passes = []
+for _ in range(3 if len(texts) > 1 else 0):
+    start = time.process_time()
+    for text in texts:
+        parse_raw(text, "t.litmus")
+    passes.append(time.process_time() - start)
+print(json.dumps({"import": t1 - t0, "first": t3 - t2, "lark": "lark" in sys.modules,
+                  "per_test": min(passes) / len(texts) if passes else 0.0}))
+"""
+
+
+def _parse_figures(src: Path, files: list[str], repeat: int) -> dict[str, float]:
+    """The `--parse` figures of the tree `src` (seconds of CPU)."""
+
+    def child(argv: list[str]) -> dict[str, Any]:
+        env = dict(os.environ, PYTHONPATH=str(src))
+        out = subprocess.run([sys.executable, "-P", "-c", _PARSE_CHILD, *argv], env=env,
+                             check=True, capture_output=True, text=True).stdout  # fmt: skip
+        got: dict[str, Any] = json.loads(out)
+        return got
+
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(src / "pisa_mm")],
+                   check=True, stdout=subprocess.DEVNULL)  # fmt: skip
+    child(files[:1])  # fills the user's cache (lark's tables, for a tree that has them)
+    starts = [child(files[:1]) for _ in range(repeat)]
+    suite = child(files)
+    return {
+        "import": statistics.median(s["import"] for s in starts),
+        "first_parse": statistics.median(s["first"] for s in starts),
+        "per_test": suite["per_test"],
+        "lark": float(suite["lark"]),
+    }
+
+
+def parse_bench(args: argparse.Namespace) -> None:
+    from run_bench import generate_suite
+
+    trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        n = generate_suite(Path(tmp))
+        files = sorted(str(f) for f in Path(tmp).rglob("*.litmus"))
+        print(f"litmus parser on the generated suite ({n} tests), CPU time:")
+        figures = {}
+        for label, src in trees:
+            f = figures[label] = _parse_figures(src, files, args.repeat)
+            print(f"  {label}: import pisa_mm.litmus {f['import'] * 1000:.1f} ms (lark "
+                  f"{'imported' if f['lark'] else 'not imported'}), first parse "
+                  f"{f['first_parse'] * 1000:.1f} ms, per test {f['per_test'] * 1e6:.0f} us "
+                  f"({1 / f['per_test']:.0f} tests/s)")  # fmt: skip
+    if args.baseline:
+        new, old = figures["this tree"], figures["baseline"]
+        ratios = ", ".join(f"{k} x{old[k] / new[k]:.2f}" for k in ("import", "first_parse",
+                                                                  "per_test"))  # fmt: skip
+        print(f"  speed-up (baseline / this tree): {ratios}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shape", choices=("threads", "stores", "both"), default="both")
@@ -164,7 +242,13 @@ def main() -> int:
     )
     ap.add_argument("--engines", default="auto", help="engines for `run` (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0, help="run's own --timeout")
+    ap.add_argument("--parse", action="store_true", help="the litmus parser on a small suite")
+    ap.add_argument("--baseline", type=Path, help="--parse: a source tree to compare with")
+    ap.add_argument("--repeat", type=int, default=5, help="--parse: processes for start-up")
     args = ap.parse_args()
+    if args.parse:
+        parse_bench(args)
+        return 0
     shapes = ("threads", "stores") if args.shape == "both" else (args.shape,)
     if args.commands:
         commands(args, shapes)
