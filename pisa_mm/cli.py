@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import difflib
 import errno
-import importlib
 import sys
-import traceback
 from collections.abc import Sequence
 from typing import NoReturn, Protocol, cast
 
@@ -69,6 +66,8 @@ def _options(parser: argparse.ArgumentParser) -> list[str]:
 
 
 def _hint(parser: argparse.ArgumentParser, message: str) -> str:
+    import difflib  # only for a usage error
+
     if message.startswith("unrecognized arguments:"):
         hints = []
         for word in message.split(":", 1)[1].split():
@@ -93,13 +92,14 @@ def _hint(parser: argparse.ArgumentParser, message: str) -> str:
 
 
 def _load(name: str) -> Command | None:
+    qualified = f"pisa_mm.commands.{MODULES.get(name, name)}"
     try:
-        module = importlib.import_module(f"pisa_mm.commands.{MODULES.get(name, name)}")
+        __import__(qualified)  # not importlib.import_module: importlib costs start-up time
     except ModuleNotFoundError as exc:
-        if exc.name == f"pisa_mm.commands.{MODULES.get(name, name)}":
+        if exc.name == qualified:
             return None
         raise
-    return cast(Command, module)
+    return cast(Command, sys.modules[qualified])
 
 
 def _chosen(argv: Sequence[str]) -> str | None:
@@ -208,6 +208,8 @@ def _internal_error(show_traceback: bool) -> int:
     if signum := _interrupted():
         return 128 + signum
     if show_traceback:
+        import traceback
+
         traceback.print_exc()
     else:
         print(

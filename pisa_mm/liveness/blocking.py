@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pisa_mm.events.model import EventStructure, Kind, Tag
-from pisa_mm.explicit.candidates import Candidate
+
+if TYPE_CHECKING:
+    from pisa_mm.explicit.candidates import Candidate
 
 __all__ = ["Stopped", "block"]
 

@@ -11,7 +11,6 @@ import enum
 import functools
 import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
@@ -197,7 +196,8 @@ def with_liveness(
 ) -> list[TestResult]:
     """`results` with the test's Liveness answer under `progress` ("none": unchecked),
     computed once by the explicit enumeration whichever engine answered (docs/progress.md)."""
-    from pisa_mm.liveness import Progress, check_liveness
+    from pisa_mm.liveness.check import check_liveness
+    from pisa_mm.liveness.progress import Progress
 
     if loaded.test is None or loaded.structure is None or progress == NO_PROGRESS:
         return list(results)
@@ -312,6 +312,8 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
         return Record(job.path, spent.status, message=spent.message)
     except Exception:
         check_interrupted()
+        import traceback  # only for a crash: it costs start-up time
+
         return Record(job.path, Status.CRASH, message=traceback.format_exc())
 
 

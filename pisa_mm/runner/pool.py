@@ -12,7 +12,6 @@ from __future__ import annotations
 import collections
 import itertools
 import signal
-import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -216,6 +215,8 @@ def call(path: str, fn: Callable[[A], T], arg: A, budget: Budget) -> Record[T]:
         return Record(path, spent.status, message=spent.message)
     except Exception:
         check_interrupted()
+        import traceback  # only for a crash
+
         return Record(path, Status.CRASH, message=traceback.format_exc())
 
 
