@@ -129,12 +129,13 @@ class HerdText:
 
     def add(self, report: TestReport) -> None:
         from pisa_mm.report.herd import render_flag_witnesses, render_result
-        from pisa_mm.report.herdlog import render_herd_log
 
         if report.kind in (Kind.BAD_INPUT, Kind.INTERNAL):
             self.console.err(report.message)
             return
         if self.blocks and self.herd_log:
+            from pisa_mm.report.herdlog import render_herd_log
+
             for r in report.results:
                 self.console.out(render_herd_log(r))
         elif self.blocks:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -98,6 +97,8 @@ def suggest(word: str, candidates: Iterable[str]) -> str:
     alias = ALIASES.get(word.lower())
     if alias is not None and alias in known:
         return f"; did you mean '.{alias}'?"
+    import difflib  # only for a suggestion in an error
+
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.7)
     return f"; did you mean '.{close[0]}'?" if close else ""
 
