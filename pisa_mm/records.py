@@ -93,20 +93,28 @@ class _Codes:
 
 
 _CODES = _Codes()
-_LOCK = threading.Lock()  # `dataclasses.exec` is process-wide while a class is built
+# `dataclasses.exec` is process-wide while a class is built; reentrant, since loading the
+# table imports pisa_mm.cache, which could one day define a record of its own
+_LOCK = threading.RLock()
 
 
 def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
     with _LOCK:
+        outer = _CODES.module
         _CODES.module = cls.__module__
         # dataclasses calls `exec` by its global name: shadowing it there, for the time of
         # one class, hands it the compiled code
         namespace = vars(dataclasses)
+        shadowed = namespace.get("exec")  # None: `exec` is the builtin there
         namespace["exec"] = _CODES.exec
         try:
             return dataclasses.dataclass(cls, **options)
         finally:
-            del namespace["exec"]
+            _CODES.module = outer
+            if shadowed is None:
+                del namespace["exec"]
+            else:
+                namespace["exec"] = shadowed
 
 
 @overload
