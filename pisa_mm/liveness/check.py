@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pisa_mm.events.model import EventStructure, Kind, Path
@@ -13,6 +12,7 @@ from pisa_mm.liveness.blocking import Stopped, block
 from pisa_mm.liveness.loops import SpinLoop, spin_loops
 from pisa_mm.liveness.progress import Progress, starvable
 from pisa_mm.outcomes.model import Liveness, LivenessStatus
+from pisa_mm.records import record
 
 # the explicit engine is imported only for a test with a spin loop (start-up time)
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ class _Found(enum.IntEnum):
     HANG = 2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hang:
     """A starving schedule and its stuck execution: `waiter` spins for ever at `loop`,
     continuing the consistent prefix `prefix` (the cut execution without the events of
@@ -44,7 +44,7 @@ class Hang:
     stuck: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Analysis:
     """The Liveness answer for the spin loops `loops` and, when it may hang, the hang."""
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pisa_mm.errors import Span
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import fail
+from pisa_mm.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Q:
     """One dotted qualifier of a mnemonic, with its own span (for carets under it)."""
 
@@ -29,7 +30,7 @@ def split_opcode(op: S.Name) -> tuple[str, list[Q]]:
     return parts[0], quals
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class MemQ:
     space: Q | None = None
     order: Q | None = None
