@@ -25,7 +25,9 @@ if str(ROOT) not in sys.path:
 
 from pisa_mm.errors import PisaMMError  # noqa: E402
 from pisa_mm.litmus import load_test  # noqa: E402
-from pisa_mm.liveness import Progress, check_liveness, spin_loops  # noqa: E402
+from pisa_mm.liveness.check import check_liveness  # noqa: E402
+from pisa_mm.liveness.loops import spin_loops  # noqa: E402
+from pisa_mm.liveness.progress import Progress  # noqa: E402
 from pisa_mm.runner.job import cached_model, load_source  # noqa: E402
 
 

@@ -4,9 +4,13 @@ Sections (all by default; `--only a,b` picks some):
 
 - `startup`: `pisa-mm run MP.litmus` (one small test, default options): median and minimum
   wall and CPU time of --repeat runs after one untimed run (which fills the user's cache:
-  lark's tables, the compiled model), and what `python -X importtime` says of that run
-  (the modules imported, their total self time, the largest ones, and whether z3, lark,
-  pebble and multiprocessing were imported at all).
+  lark's tables, the compiled model, the code of the records' methods), and what
+  `python -X importtime` says of that run, each module's smallest figure over three runs:
+  the modules imported, their total self time, the largest packages, the top offenders
+  (self and cumulative ms), and whether z3, lark, pebble and multiprocessing were imported
+  at all. Then what `@record` saves (pisa_mm/records.py): the CPU time of making 120
+  frozen slotted dataclasses of four fields with `dataclasses.dataclass` and with
+  `record`, its compiled methods in the cache.
 - `throughput`: `pisa-mm run DIR --no-time` at `--jobs 1` and at the default (the
   machine's cores), in tests per second of wall time and per CPU second (the process and
   its workers), on a suite this script generates with `pisa-mm gen`:
@@ -61,35 +65,89 @@ SHAPES = ("MP", "SB", "LB", "2+2W", "S", "R", "WRC", "IRIW")
 GEN_OPTIONS = ("--orders", "all", "--scopes", "sys", "--fences", "all",
                "--rmw", "none,xchg,add,cas")  # fmt: skip
 WATCHED = ("z3", "lark", "pebble", "multiprocessing", "rich", "networkx")
+OFFENDERS = 12  # modules listed by self time
 
 
 # ---------------------------------------------------------------- start-up
 
 
-def _importtime(src: Path) -> str:
-    env = dict(os.environ, PYTHONPATH=str(src))
+def _importtime(src: Path, env: dict[str, str], runs: int = 3) -> list[str]:
+    """What `-X importtime` says of `run MP.litmus`: per module, its smallest self and
+    cumulative microseconds over `runs` runs (the machine is shared)."""
+    env = dict(env, PYTHONPATH=str(src))
     argv = [sys.executable, "-X", "importtime", "-P", "-m", "pisa_mm.cli", "run", str(MP_TEST)]
-    run = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
-    selfs: Counter[str] = Counter()
-    names: set[str] = set()
-    for line in run.stderr.splitlines():
-        if not line.startswith("import time:") or "self [us]" in line:
-            continue
-        own, _, name = line[len("import time:") :].split("|")
-        module = name.strip()
-        names.add(module)
+    own: dict[str, int] = {}
+    cumulative: dict[str, int] = {}
+    for _ in range(runs):
+        run = subprocess.run(argv, env=env, capture_output=True, text=True, check=True)
+        for line in run.stderr.splitlines():
+            if not line.startswith("import time:") or "self [us]" in line:
+                continue
+            self_us, cum_us, name = line[len("import time:") :].split("|")
+            module = name.strip()
+            own[module] = min(own.get(module, 1 << 62), int(self_us))
+            cumulative[module] = min(cumulative.get(module, 1 << 62), int(cum_us))
+    packages: Counter[str] = Counter()
+    for module, us in own.items():
         top = module.split(".")
-        selfs[".".join(top[:2]) if top[0] == "pisa_mm" else top[0]] += int(own)
-    total = sum(selfs.values()) / 1000
-    largest = ", ".join(f"{k} {v / 1000:.0f}" for k, v in selfs.most_common(6))
-    watched = [w for w in WATCHED if w in names]
-    return (f"{len(names)} modules, {total:.0f} ms self time; largest (ms): {largest}; "
-            f"of {', '.join(WATCHED)}: {', '.join(watched) or 'none'} imported")  # fmt: skip
+        packages[".".join(top[:2]) if top[0] == "pisa_mm" else top[0]] += us
+    total = sum(own.values()) / 1000
+    largest = ", ".join(f"{k} {v / 1000:.1f}" for k, v in packages.most_common(8))
+    watched = [w for w in WATCHED if w in own]
+    lines = [f"{len(own)} modules, {total:.0f} ms self time; largest packages (ms): {largest}; "
+             f"of {', '.join(WATCHED)}: {', '.join(watched) or 'none'} imported",
+             "top offenders (self / cumulative ms):"]  # fmt: skip
+    for module in sorted(own, key=lambda m: -own[m])[:OFFENDERS]:
+        lines.append(f"  {own[module] / 1000:6.1f} {cumulative[module] / 1000:6.1f}  {module}")
+    return lines
+
+
+_RECORDS = """
+import dataclasses, sys, time
+sys.path.insert(0, {src!r})
+from pisa_mm.records import record
+def make(decorate, i):
+    namespace = {{"__module__": "__main__", "__doc__": "A record.", "__annotations__":
+                 {{"a": "int", "b": "str", "c": "tuple[int, ...]", "d": "int | None"}},
+                 "d": None}}
+    return decorate(type(f"C{{i}}", (), namespace))
+decorate = dataclasses.dataclass(frozen=True, slots=True) if {plain} else record
+start = time.process_time()
+for i in range(120):
+    make(decorate, i)
+print(time.process_time() - start)
+"""
+
+
+def records_cost(src: Path) -> None:
+    """CPU ms of making 120 frozen slotted classes, by dataclasses and by `record` (after a
+    first run: the methods' code from a cache of its own)."""
+    seconds = {}
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        env.pop("PISA_MM_NO_CACHE", None)
+        for label, plain in (("dataclass", True), ("record", False)):
+            code = _RECORDS.format(src=str(src), plain=plain)
+            runs = [subprocess.run([sys.executable, "-P", "-c", code], capture_output=True,
+                                   text=True, env=env, check=True) for _ in range(4)]  # fmt: skip
+            seconds[label] = min(float(r.stdout) for r in runs[1:])
+    print(f"  120 dataclasses (frozen, slots, 4 fields): dataclasses.dataclass "
+          f"{seconds['dataclass'] * 1000:.0f} ms CPU, records.record "
+          f"{seconds['record'] * 1000:.0f} ms CPU")  # fmt: skip
 
 
 def startup(src: Path, repeat: int) -> dict[str, float]:
-    pisa_mm(src, "run", str(MP_TEST))  # fills the caches, as any earlier run would
-    runs = [pisa_mm(src, "run", str(MP_TEST)) for _ in range(repeat)]
+    """The start-up figures of the tree `src`, with a cache directory of its own (another
+    tree, or another user of the machine, would replace its entries)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        env.pop("PISA_MM_NO_CACHE", None)
+        return _startup(src, repeat, env)
+
+
+def _startup(src: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
+    pisa_mm(src, "run", str(MP_TEST), env=env)  # fills the caches, as any earlier run would
+    runs = [pisa_mm(src, "run", str(MP_TEST), env=env) for _ in range(repeat)]
     walls, cpus = [w for w, _ in runs], [c for _, c in runs]
     figures = {
         "wall_median": statistics.median(walls),
@@ -100,7 +158,10 @@ def startup(src: Path, repeat: int) -> dict[str, float]:
     print(f"  start-up: wall median {figures['wall_median'] * 1000:.0f} ms, min "
           f"{figures['wall_min'] * 1000:.0f} ms; CPU median {figures['cpu_median'] * 1000:.0f}"
           f" ms, min {figures['cpu_min'] * 1000:.0f} ms ({repeat} runs)")  # fmt: skip
-    print(f"  importtime: {_importtime(src)}")
+    for line in _importtime(src, env):
+        print(f"  {line}")
+    if (src / "pisa_mm" / "records.py").exists():
+        records_cost(src)
     return figures
 
 

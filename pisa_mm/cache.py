@@ -1,16 +1,15 @@
-"""Where pisa-mm keeps files that only save time (lark's parse tables, compiled models): the
-user's cache dir, `$XDG_CACHE_HOME/pisa-mm` (else `~/.cache/pisa-mm`); `PISA_MM_NO_CACHE=1`
-turns it off.
+"""Where pisa-mm keeps files that only save time (lark's parse tables, compiled models, the
+code of dataclass methods): the user's cache dir, `$XDG_CACHE_HOME/pisa-mm` (else
+`~/.cache/pisa-mm`); `PISA_MM_NO_CACHE=1` turns it off.
 
-Nothing here changes a result: every entry is keyed by a hash of everything that made it
-(the inputs' text, the code that built it, pisa-mm's and Python's versions), and a missing,
+Nothing here changes a result: every entry is keyed by everything that made it (the inputs'
+text or its hash, the code that built it, pisa-mm's and Python's versions), and a missing,
 stale, unreadable or unwritable entry only means the work is done again.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import pickle
 import sys
@@ -18,7 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TypeVar
 
-__all__ = ["cache_dir", "lark_cache", "pickled"]
+__all__ = ["cache_dir", "lark_cache", "pickled", "read_entry", "write_entry"]
 
 T = TypeVar("T")
 
@@ -60,6 +59,8 @@ def lark_cache(name: str) -> str | bool:
 
 def digest(parts: Iterable[str | bytes]) -> str:
     """A hash of `parts` (with pisa-mm's and Python's versions), for a cache key."""
+    import hashlib
+
     from pisa_mm import __version__
 
     h = hashlib.sha256(f"pisa-mm {__version__} python {sys.version}".encode())
@@ -99,3 +100,29 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
                 with contextlib.suppress(OSError):
                     stale.unlink()
     return value
+
+
+def read_entry(name: str) -> bytes | None:
+    """The bytes of the cache file `name`, or None (no cache, no such file, unreadable); the
+    caller checks that they are still valid (pisa_mm/records.py)."""
+    directory = cache_dir()
+    if directory is None:
+        return None
+    try:
+        with open(directory / name, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def write_entry(name: str, data: bytes) -> None:
+    """Replace the cache file `name` with `data`, atomically; a failure only means that the
+    next run does the work again."""
+    directory = cache_dir()
+    if directory is None:
+        return
+    from pisa_mm.errors import PisaMMError
+    from pisa_mm.runner.files import write_atomic
+
+    with contextlib.suppress(PisaMMError):
+        write_atomic(directory / name, data)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, cast
 
 from pisa_mm.errors import PisaMMError
+from pisa_mm.records import record
 
 if TYPE_CHECKING:
     from pisa_mm.cat.syntax import Model
@@ -32,7 +32,7 @@ __all__ = [
 DEFAULT_UNROLL = 2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EngineOptions:
     """What every engine is told besides the test and the model.
 

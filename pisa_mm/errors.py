@@ -7,7 +7,8 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from pisa_mm.records import record
 
 # Python refuses to convert longer decimal strings (sys.get_int_max_str_digits); no literal of
 # the formats needs more than a few dozen digits, so the limit is ours and the same everywhere.
@@ -23,7 +24,7 @@ _LONG_WORD = re.compile(r"\S{" + str(_LONG + 1) + ",}")
 _ASCII_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Span:
     """A region of a source file; lines and columns are 1-based, end is exclusive."""
 
@@ -43,7 +44,7 @@ class Severity(enum.Enum):
     NOTE = "note"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Diagnostic:
     """One message about the input, rendered mypy-style with the source line and a caret."""
 

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from pisa_mm.cat.syntax import Ty
+from pisa_mm.records import record
 
 __all__ = ["BUILTINS", "INTRINSIC", "Builtin"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Builtin:
     name: str
     ty: Ty

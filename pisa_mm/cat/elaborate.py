@@ -10,7 +10,7 @@ included file is known after the include.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from lark import Token, Tree
 
@@ -35,6 +35,7 @@ from pisa_mm.cat.syntax import (
     format_expr,
 )
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.records import record
 
 __all__ = ["KEYWORDS", "File", "Prelude", "Scope", "elaborate", "title_of", "unsupported"]
 
@@ -78,7 +79,7 @@ def unsupported(span: Span, what: str) -> PisaMMError:
     return PisaMMError.at(span, f"{what} is not supported", "cat-unsupported")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class File:
     """One parsed file: its blanked text (for check names) and its lark tree."""
 
@@ -87,7 +88,7 @@ class File:
     tree: Tree[Token]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Callable:
     """A function (`let f(x) = e`) or a procedure (`procedure p(x) = ... end`), with the
     names its body saw where it was defined (lexical scope, as in herd)."""
@@ -103,7 +104,7 @@ class _Callable:
     span: Span
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Prelude:
     """herd's standard names, defined on first use (no include needed): the bindings of
     stdlib.cat and compat/prelude.cat, by name."""
@@ -126,7 +127,7 @@ class Prelude:
                 self.procedures[str(stmt.children[1])] = (file, stmt)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Scope:
     """The state shared by the files of one model."""
 
@@ -157,7 +158,7 @@ class Scope:
 IncludeHook = Callable[[str, Span], None]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Ctx:
     """Where an expression is built: its file, the names visible, and the local bindings
     (parameters, `let ... in`) that are substituted."""

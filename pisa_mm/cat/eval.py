@@ -19,7 +19,6 @@ import functools
 import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Protocol, assert_never
 
@@ -43,6 +42,7 @@ from pisa_mm.cat.syntax import (
     names_in,
 )
 from pisa_mm.errors import PisaMMError
+from pisa_mm.records import record
 
 __all__ = [
     "DEFAULT_DYNAMIC",
@@ -77,7 +77,7 @@ class BaseRelations(Protocol):
     def rel(self, name: str) -> Iterable[tuple[int, int]]: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Step:
     """One edge of a witness: `src` is related to `dst` by `label` (a name or an expression)."""
 
@@ -86,7 +86,7 @@ class Step:
     label: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Witness:
     """Why a check failed (or a flag was raised).
 
@@ -102,7 +102,7 @@ class Witness:
     events: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CheckResult:
     """`passed` means the check's test holds: the axiom is satisfied, or the flag's
     expression is empty (the flag is not raised)."""

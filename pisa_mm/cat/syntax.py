@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import assert_never
 
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.records import record
 
 __all__ = [
     "Binary",
@@ -67,7 +68,7 @@ class BinaryOp(enum.Enum):
     CARTESIAN = "*"  # SET, SET -> REL, every pair (a, b) with a in the left set, b in the right
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Name:
     """A reference to a built-in (`po`, `R`) or to a `let`-defined name."""
 
@@ -75,14 +76,14 @@ class Name:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Universe:
     """`_`: the set of all events of the execution."""
 
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Empty:
     """`0`: the empty set or relation. `ty` is None only straight out of the parser; the
     checker fills it in from the context (a lone `0` is a relation, as in herd)."""
@@ -91,14 +92,14 @@ class Empty:
     ty: Ty | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Unary:
     op: UnaryOp
     arg: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Binary:
     """A binary operator. Chains are nested: `a ; b ; c` is `Binary(SEQ, a, Binary(SEQ, b, c))`
     (`|`, `;`, `&` associate to the right as in herd, `\\` to the left)."""
@@ -122,7 +123,7 @@ class CheckKind(enum.Enum):
     FLAG = "flag"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Definition:
     """`let name = expr` (or one binding of a `let rec` group)."""
 
@@ -132,7 +133,7 @@ class Definition:
     span: Span  # the binding `name = expr`
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RecGroup:
     """`let rec a = e1 and b = e2 ...`: the least fixpoint of the bindings, computed together
     (each name starts empty; the checker ensures they occur only in monotone positions)."""
@@ -141,7 +142,7 @@ class RecGroup:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Check:
     """An axiom (`acyclic`, `irreflexive`, `empty`) or a flag. `name` comes from `as NAME` or,
     without it, from the expression's source text with whitespace normalised."""
@@ -156,7 +157,7 @@ class Check:
         return self.kind is CheckKind.FLAG
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Binding:
     """One `name = expr` of a `let` statement."""
 
@@ -166,7 +167,7 @@ class Binding:
     name_span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LetStmt:
     """`let b1 and b2 ...` or, with `recursive`, `let rec b1 and b2 ...`."""
 
@@ -175,13 +176,13 @@ class LetStmt:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class IncludeStmt:
     path: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CheckStmt:
     """A check as written: `name` is None without `as NAME`; `text` is the expression's source
     with whitespace normalised (the name such a check gets)."""
@@ -194,7 +195,7 @@ class CheckStmt:
     name_span: Span | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ShowStmt:
     """`show ...` / `unshow ...`: accepted for herd compatibility; its names are still checked."""
 
@@ -205,7 +206,7 @@ class ShowStmt:
 Statement = LetStmt | IncludeStmt | CheckStmt | ShowStmt
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CatFile:
     """One parsed cat file, its `include`s not yet expanded."""
 
@@ -218,7 +219,7 @@ def _no_types() -> Mapping[str, Ty]:
     return {}
 
 
-@dataclass(frozen=True, slots=True, eq=False, weakref_slot=True)
+@record(eq=False, weakref_slot=True)
 class Model:
     """A loaded cat model: includes expanded, every name resolved, every expression typed.
 

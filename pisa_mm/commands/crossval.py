@@ -6,7 +6,6 @@ import argparse
 import sys
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from rich.console import Console
 from rich.markup import escape
@@ -24,6 +23,7 @@ from pisa_mm.engines import default_engine
 from pisa_mm.operational.engine import ENGINE
 from pisa_mm.operational.relation import Comparison, classify, machine_model
 from pisa_mm.outcomes.model import TestResult
+from pisa_mm.records import record
 from pisa_mm.runner.console import Console as Streams
 from pisa_mm.runner.job import Loaded, cached_model, run_engines
 from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
@@ -39,7 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_pool_arguments(parser)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _Row:
     path: str
     name: str
@@ -81,7 +81,7 @@ def _po_rf(loaded: Loaded, axiom: str) -> Callable[[], TestResult]:
     return compute
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CrossvalTask:
     """The axiomatic and the machine's results on one test, and how they relate."""
 

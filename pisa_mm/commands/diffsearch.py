@@ -13,7 +13,6 @@ import collections
 import os
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pisa_mm.cat.syntax import Model
@@ -23,6 +22,7 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.gen.cycle import parse_cycle
 from pisa_mm.gen.shapes import SHAPES
 from pisa_mm.outcomes.model import TestResult, Verdict
+from pisa_mm.records import record
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import EngineTask, Job, Record, load_source
@@ -143,7 +143,7 @@ def _sources(args: argparse.Namespace) -> list[Source]:
     return out
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class _Tally:
     tried: int = 0
     unknown: int = 0

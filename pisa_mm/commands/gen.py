@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import enum
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -21,6 +20,7 @@ from pisa_mm.gen.params import (
     SpaceChoice,
 )
 from pisa_mm.gen.shapes import SHAPES
+from pisa_mm.records import record
 
 if TYPE_CHECKING:
     from pisa_mm.gen.sweep import Source, Sweep
@@ -66,7 +66,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ListOption(Generic[T]):
     """A comma-separated option whose words name values, `all` every one of `every`: its
     help lists the words it parses (`shown`, else every word of `table`)."""

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,6 +18,7 @@ from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import compare, expected_path, from_result, read_expectation
 from pisa_mm.outcomes.model import TestResult
+from pisa_mm.records import record
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import (
     GraphSet,
@@ -96,7 +97,7 @@ def _changed(path: str, model: Model, result: TestResult) -> bool:
     return bool(compare(expected, from_result(result), ("expected", result.engine)))
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class RunPictures:
     """What `run --graphs/--html` adds to a run: feed it every test, then `close` it."""
 
@@ -261,7 +262,7 @@ def _read(path: str) -> str | None:
         return None
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class DiffPictures:
     """What `diff --html` adds: a page per changed test, the index on `close`."""
 

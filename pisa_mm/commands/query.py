@@ -158,8 +158,9 @@ def _check_usage(args: argparse.Namespace) -> None:
 
 def _liveness(args: argparse.Namespace, test: LitmusTest) -> int:
     """Each spin loop's answer under --progress, its schedule and stuck execution."""
-    from pisa_mm.liveness import Progress, analyse, spin_loops
-    from pisa_mm.liveness.check import Analysis
+    from pisa_mm.liveness.check import Analysis, analyse
+    from pisa_mm.liveness.loops import spin_loops
+    from pisa_mm.liveness.progress import Progress
     from pisa_mm.report.liveness import render_liveness
 
     model = load_model(args.model, model_path_of(args))

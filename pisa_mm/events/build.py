@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import deps as dp
@@ -50,6 +50,7 @@ from pisa_mm.litmus.program import (
     VarRef,
     WaitGroup,
 )
+from pisa_mm.records import record
 from pisa_mm.values.eval import map_leaves, postorder
 from pisa_mm.values.expr import BOOL, TRUE, Const, Contribution, Expr, Op, ReadValue
 
@@ -158,7 +159,7 @@ def _reg_widths(thread: Thread) -> dict[str, int]:
 # ---------------------------------------------------------------- per-path state
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _State:
     pc: int
     regs: dict[str, Expr]

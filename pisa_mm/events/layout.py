@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pisa_mm.events.kinds import Space
+from pisa_mm.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Variable:
     """A declared memory variable: `count` elements of `width` bits from byte address `base`."""
 
@@ -23,7 +24,7 @@ class Variable:
         return self.count * self.width // 8
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Layout:
     """Every variable gets a disjoint byte range, so an address names one variable.
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Set
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TypeVar
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.layout import Layout
+from pisa_mm.records import record
 from pisa_mm.values.expr import Expr
 
 __all__ = [
@@ -27,7 +28,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(order=True)
 class Location:
     """A location instance: byte `offset` of variable `var`.
 
@@ -51,7 +52,7 @@ class Location:
         return name
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Placement:
     """Where a thread runs. Host threads have no sub-group, work-group or NDRange."""
 
@@ -62,7 +63,7 @@ class Placement:
     lane: int | None  # index among the work-items of its sub-group, in thread order
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Event:
     """One event. Ids are dense 0..n-1 in the structure; init writes come first.
 
@@ -99,7 +100,7 @@ class Event:
     text: str = ""  # the PISA source line, for reports
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Path:
     """One complete path of a work-item: its events in program order and its final registers.
 
@@ -118,7 +119,7 @@ class Path:
     invalid: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadStructure:
     index: int
     name: str  # "P0"
@@ -203,7 +204,7 @@ class ProgramOrder(Set[tuple[int, int]]):
         return frozenset(it)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EventStructure:
     """Everything an engine needs about one litmus test's program, independent of the model.
 

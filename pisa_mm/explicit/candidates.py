@@ -14,17 +14,18 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
+from pisa_mm.records import record
 from pisa_mm.values.eval import evaluate
 from pisa_mm.values.expr import Const, Expr
 
 __all__ = ["Candidate", "PathFilter", "Prune", "candidates", "location_address"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Candidate:
     """One candidate execution: what happens, who reads from whom, and in which co order.
 

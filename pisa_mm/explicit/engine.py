@@ -6,7 +6,7 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from pisa_mm.cat.eval import EvalResult, Evaluator
 from pisa_mm.cat.syntax import Model
@@ -33,6 +33,7 @@ from pisa_mm.outcomes.condition import (
     verdict,
 )
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
+from pisa_mm.records import record
 
 __all__ = ["Execution", "executions", "final_state", "run_test"]
 
@@ -41,7 +42,7 @@ ENGINE = "explicit"
 Pairs = frozenset[tuple[int, int]]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Execution:
     """A candidate with the model's judgement on it.
 
@@ -55,7 +56,7 @@ class Execution:
     flags: tuple[FlagWitness, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Base:
     """The built-ins of one candidate, as the cat evaluator's `BaseRelations` asks for them:
     the static relations are streamed among the events that happen, never materialised

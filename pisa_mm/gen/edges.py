@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope
+from pisa_mm.records import record
 
 
 class Dir(enum.Enum):
@@ -70,7 +71,7 @@ ORDER_NAMES = {v: k for k, v in ORDER_WORDS.items()}
 SCOPE_NAMES = {v: k for k, v in SCOPE_WORDS.items()}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FenceSpec:
     """A fence's qualifiers; None fields are filled in by the sweep (order/space) or scope."""
 
@@ -79,7 +80,7 @@ class FenceSpec:
     scope: Scope | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Edge:
     """One relation of the cycle, from one memory event to the next.
 
@@ -102,7 +103,7 @@ class Edge:
         return replace(self, src=src, dst=dst)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EventAnnot:
     """What an annotation item (`rel.gpu`, `xchg.acq_rel`, `shared`) fixes about one event."""
 
@@ -128,7 +129,7 @@ class EventAnnot:
 NO_ANNOT = EventAnnot()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Cycle:
     """A cycle: edge i goes from event i to event i+1 (mod n); annots[i] decorates event i."""
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.gen.edges import FenceSpace, RmwKind
+from pisa_mm.records import record
 
 
 class OrderScheme(enum.Enum):
@@ -42,7 +42,7 @@ class FenceKind(enum.Enum):
     SG = "sg"  # fence.subgroup
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FenceChoice:
     """A value of --fences: a kind and, optionally, the fences' space (else the data's)."""
 
@@ -56,7 +56,7 @@ class FenceChoice:
 NO_FENCE = FenceChoice(FenceKind.NONE)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RmwChoice:
     """Replace event `position` of the shape's cycle (as written) by an iatom `kind`."""
 
@@ -64,7 +64,7 @@ class RmwChoice:
     position: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Params:
     """One point of the sweep."""
 

@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.gen.edges import Dir, LocSpace, RmwKind
 from pisa_mm.gen.params import Params
+from pisa_mm.records import record
 
 LOC_NAMES = ("x", "y", "z", "a", "b", "c", "d", "e", "f", "g", "h", "k", "m", "n", "p", "q")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Event:
     """A memory event of the test, fully resolved."""
 
@@ -25,14 +24,14 @@ class Event:
     rmw: RmwKind | None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GenThread:
     place: tuple[int, int, int | None] | None  # (gpu, wg, sg or fresh); None: the host
     decls: tuple[str, ...]
     body: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GenTest:
     """A generated test before printing; locations are named LOC_NAMES[i]."""
 

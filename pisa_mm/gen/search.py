@@ -19,13 +19,13 @@ Within each step the order is gen's: the sources, then the sweep's points.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.gen.build import annot_word, edge_word
 from pisa_mm.gen.cycle import parse_cycle
 from pisa_mm.gen.edges import ORDER_WORDS, SCOPE_WORDS, Cycle, Dir, EventAnnot, LocSpace
 from pisa_mm.gen.sweep import Generated, Source, Summary, Sweep, iter_generated
+from pisa_mm.records import record
 
 __all__ = ["STEPS", "Candidate", "candidates", "cycle_words"]
 
@@ -38,7 +38,7 @@ STEPS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Candidate:
     """One test to try: its size, the step that made it (an index into STEPS), the cycle it
     came from (as `gen --cycle` takes it), and gen's test."""

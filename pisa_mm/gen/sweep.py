@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from pisa_mm.errors import PisaMMError
@@ -26,9 +26,10 @@ from pisa_mm.gen.params import (
 from pisa_mm.gen.program import GenTest
 from pisa_mm.gen.render import render
 from pisa_mm.litmus import parse_test
+from pisa_mm.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Source:
     """What to generate from: a shape name or the cycle text, and its parsed cycle."""
 
@@ -36,7 +37,7 @@ class Source:
     cycle: Cycle
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Sweep:
     orders: tuple[OrderScheme, ...] = (OrderScheme.RLX,)
     scopes: tuple[Scope, ...] = (Scope.GPU,)
@@ -46,13 +47,13 @@ class Sweep:
     rmws: tuple[RmwKind | None, ...] = (None,)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Generated:
     test: GenTest
     text: str
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Summary:
     tests: int = 0
     duplicates: int = 0

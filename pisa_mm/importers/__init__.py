@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.importers.parser import EXPECTED_DIALECTS, parse_herd
 from pisa_mm.importers.skips import Reason, Unsupported
 from pisa_mm.importers.translate import translate
 from pisa_mm.importers.writer import check, render
+from pisa_mm.records import record
 
 __all__ = ["EXPECTED_DIALECTS", "Imported", "Reason", "Unsupported", "import_text", "load"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Imported:
     """A translated test: its PISA name and litmus text (already validated)."""
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, Un
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.importers import syntax as S
+from pisa_mm.records import record
 
 __all__ = ["Header", "detect_dialect", "parse_herd"]
 
@@ -47,7 +47,7 @@ def _strip_comments(text: str) -> str:
     return re.sub(r"\(\*.*?\*\)|/\*.*?\*/|//[^\n]*", blank, text, flags=re.DOTALL)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Header:
     """What precedes the init block: dialect, name, herd's description and `key=value` info
     lines (diy7 writes `Cycle=...`, `Generator=...`), and the body with those lines blanked."""

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pisa_mm.importers import syntax as S
 from pisa_mm.importers.skips import Reason, Unsupported
+from pisa_mm.records import record
 
 __all__ = ["Place", "covers", "placements"]
 
@@ -35,7 +34,7 @@ _LEVELS = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Place:
     """A thread's NDRange, work-group and sub-group; None: one of its own (PISA's default)."""
 

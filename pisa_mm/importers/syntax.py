@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from pisa_mm.errors import Span
+from pisa_mm.records import record
 
 
 class Dialect(enum.Enum):
@@ -16,13 +16,13 @@ class Dialect(enum.Enum):
 # ---------------------------------------------------------------- expressions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Const:
     value: int
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Name:
     """An identifier: a register, a location parameter, or a constant such as
     `memory_order_relaxed` or `CLK_GLOBAL_MEM_FENCE`."""
@@ -31,7 +31,7 @@ class Name:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Deref:
     """`*x`: a plain read of location parameter x."""
 
@@ -39,20 +39,20 @@ class Deref:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AddrOf:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Call:
     func: str
     args: tuple[Expr, ...]
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BinOp:
     """Arithmetic, bitwise, comparison and logical (`&&`, `||`) operators."""
 
@@ -62,7 +62,7 @@ class BinOp:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnOp:
     op: str  # "-" or "!"
     arg: Expr
@@ -74,7 +74,7 @@ Expr = Const | Name | Deref | AddrOf | Call | BinOp | UnOp
 # ---------------------------------------------------------------- statements
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Decl:
     """`int r0;` or `int r0 = e;`."""
 
@@ -84,14 +84,14 @@ class Decl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Assign:
     name: str
     value: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Store:
     """`*x = e;`: a plain write of location parameter x."""
 
@@ -100,13 +100,13 @@ class Store:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CallStmt:
     call: Call
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class If:
     cond: Expr
     then: tuple[Stmt, ...]
@@ -114,7 +114,7 @@ class If:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class While:
     cond: Expr
     body: tuple[Stmt, ...]
@@ -126,7 +126,7 @@ Stmt = Decl | Assign | Store | CallStmt | If | While
 # ---------------------------------------------------------------- test
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class InitItem:
     """One init-block entry: a location (`[x] = 0`, `int x = 0`) or a register (`0:r0 = 1`).
 
@@ -140,7 +140,7 @@ class InitItem:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Param:
     """`global atomic_int* x`: the location x as seen by one thread."""
 
@@ -149,7 +149,7 @@ class Param:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Thread:
     proc: int
     placement: tuple[tuple[str, int], ...]
@@ -158,7 +158,7 @@ class Thread:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScopeTree:
     """herd's `scopes:` tree: `(device (work_group P0 P1) (work_group P2))`."""
 
@@ -171,7 +171,7 @@ class ScopeTree:
 # herd's condition
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CLoc:
     """`1:r0` (thread set), `x` / `[x]`, or `a[2]` (index set)."""
 
@@ -181,24 +181,24 @@ class CLoc:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PAtom:
     loc: CLoc
     value: int
     negated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PBool:
     value: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PNot:
     arg: HProp
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PBin:
     op: str  # "/\\", "\\/", "->"
     lhs: HProp
@@ -208,7 +208,7 @@ class PBin:
 HProp = PAtom | PBool | PNot | PBin
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class HerdTest:
     dialect: Dialect
     name: str

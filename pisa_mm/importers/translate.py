@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
 from pisa_mm.errors import Span
 from pisa_mm.importers import syntax as S
 from pisa_mm.importers.placement import Place, covers, placements
 from pisa_mm.importers.skips import Reason, Unsupported
+from pisa_mm.records import record
 
 __all__ = ["PisaTest", "translate"]
 
@@ -50,7 +50,7 @@ _CMP = {"==": "eq", "!=": "ne", "<": "lt", "<=": "le", ">": "gt", ">=": "ge"}
 _MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Location:
     name: str
     space: str  # "global" or "shared"
@@ -58,14 +58,14 @@ class Location:
     init: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PisaThread:
     proc: int
     place: Place
     lines: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PisaTest:
     """A translated test, ready for writer.render."""
 
@@ -235,7 +235,7 @@ def translate(test: S.HerdTest) -> PisaTest:
     )
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class _Context:
     test: S.HerdTest
     places: dict[int, Place]

@@ -8,10 +8,11 @@ builder, the operational machine, reports) reads only this module's types.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
+from pisa_mm.records import record
 from pisa_mm.values.expr import FpFormat
 
 
@@ -28,7 +29,7 @@ class AddrSpace(enum.Enum):
 # ---------------------------------------------------------------- operands
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Reg:
     """A register or one element of a vector register (`%v.y` is Reg("v", 1))."""
 
@@ -40,7 +41,7 @@ class Reg:
         return f"%{self.name}" if self.elem is None else f"%{self.name}.{'xyzw'[self.elem]}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Pred:
     """A predicate register, possibly negated (`!%p`)."""
 
@@ -49,7 +50,7 @@ class Pred:
     span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Imm:
     """An immediate, already converted to the operand's bit pattern (PISA 3.2)."""
 
@@ -57,7 +58,7 @@ class Imm:
     span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VarRef:
     """The address of a memory variable (`@x`)."""
 
@@ -68,7 +69,7 @@ class VarRef:
 Operand = Reg | Imm | VarRef
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Address:
     """`[base]` or `[base + offset]`; offsets in bytes (PISA 3.3)."""
 
@@ -80,7 +81,7 @@ class Address:
 # ---------------------------------------------------------------- instructions
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Load:
     """`ld`: `order` None is a weak (non-atomic) access; `vec` is 1 for scalars."""
 
@@ -93,7 +94,7 @@ class Load:
     vec: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Store:
     addr: Address
     src: Reg | Imm
@@ -134,7 +135,7 @@ class FAtomOp(enum.Enum):
     CAS = "cas"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class IAtom:
     op: IAtomOp
     dst: Reg
@@ -147,7 +148,7 @@ class IAtom:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FAtom:
     op: FAtomOp
     fmt: FpFormat
@@ -160,7 +161,7 @@ class FAtom:
     scope: Scope
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Fence:
     """A fence; `spaces` is what it orders (PISA 9.2: no space or .generic = both)."""
 
@@ -169,12 +170,12 @@ class Fence:
     scope: Scope
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Barrier:
     """`barrier.workgroup` (PISA 9.1)."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CpAsync:
     """`cp.async.shared.global [dst], [src], size`: `size` bytes, global -> shared."""
 
@@ -183,12 +184,12 @@ class CpAsync:
     size: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CommitGroup:
     pass
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class WaitGroup:
     """`cp.async.wait_group n`; `cp.async.wait_all` is decoded as CommitGroup + WaitGroup(0)."""
 
@@ -217,7 +218,7 @@ class AluOp(enum.Enum):
     NEG = "neg"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Alu:
     op: AluOp
     dst: Reg
@@ -234,7 +235,7 @@ class CmpOp(enum.Enum):
     GE = "ge"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Compare:
     """`scmp`/`ucmp`: sets predicate `dst`."""
 
@@ -246,7 +247,7 @@ class Compare:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Select:
     """`sel`: dst = cond ? a : b."""
 
@@ -257,7 +258,7 @@ class Select:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class AddrOf:
     """`addrof`: the address of a variable (PISA 4.2), as a value of `width` bits."""
 
@@ -266,14 +267,14 @@ class AddrOf:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Goto:
     label: str
     cond: Pred | None
     label_span: Span | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Return:
     cond: Pred | None
 
@@ -284,7 +285,7 @@ class CollectiveKind(enum.Enum):
     REDFIRSTIDX = "redfirstidx"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Collective:
     """A sub-group collective (PISA 7); `op` and `mode` keep the qualifiers as decoded."""
 
@@ -315,7 +316,7 @@ Op = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Instruction:
     """One decoded instruction; `index` is its position in the thread body (static id)."""
 
@@ -329,7 +330,7 @@ class Instruction:
 # ---------------------------------------------------------------- the test
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class VarDecl:
     """A memory variable; `init` has one bit pattern per element (scalars have count 1)."""
 
@@ -343,7 +344,7 @@ class VarDecl:
     fmt: FpFormat | None = None  # float-typed: the one format fatoms use it with
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RegInit:
     thread: int
     reg: Reg | Pred
@@ -351,7 +352,7 @@ class RegInit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ThreadPlacement:
     """Placement as written and completed with the documented defaults (litmus-format)."""
 
@@ -362,7 +363,7 @@ class ThreadPlacement:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Thread:
     index: int
     placement: ThreadPlacement
@@ -386,7 +387,7 @@ class Thread:
 # Observables and conditions (the final-state question)
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(order=True)
 class RegObs:
     """`P1:%r0` (or herd's `1:%r0`)."""
 
@@ -403,7 +404,7 @@ class RegObs:
         return f"P{self.thread}:%{r}"
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(order=True)
 class MemObs:
     """`@x`, `@a[2]`, `wg1:@s`, `gpu1:wg0:@s`: a variable element's final value (last write
     in co). A `.shared` observable names its work-group: `wg` in NDRange `gpu` (None for
@@ -436,7 +437,7 @@ class MemObs:
 Observable = RegObs | MemObs
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Atom:
     """`obs == value` or `obs != value`."""
 
@@ -446,27 +447,27 @@ class Atom:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class BoolConst:
     value: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Not:
     arg: Prop
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class And:
     args: tuple[Prop, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Or:
     args: tuple[Prop, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Implies:
     lhs: Prop
     rhs: Prop
@@ -481,14 +482,14 @@ class Quantifier(enum.Enum):
     FORALL = "forall"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Condition:
     quantifier: Quantifier
     prop: Prop
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LitmusTest:
     """A parsed and validated litmus test."""
 

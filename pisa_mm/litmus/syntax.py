@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pisa_mm.errors import Span, int_literal
+from pisa_mm.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Name:
     """A located piece of text: a register, variable, label or qualifier as written."""
 
@@ -15,7 +14,7 @@ class Name:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawInt:
     """An integer literal, kept as text so that decoding knows hex from decimal (PISA 3.2)."""
 
@@ -31,13 +30,13 @@ class RawInt:
         return int_literal(self.text, self.span)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawFloat:
     text: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawReg:
     """`%r`, `%v.x`; `negated` is the `!` of a predicate operand (`!%p`)."""
 
@@ -46,13 +45,13 @@ class RawReg:
     negated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawVar:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawIdent:
     """A bare identifier operand: a label (`goto L;`)."""
 
@@ -60,7 +59,7 @@ class RawIdent:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawAddress:
     base: RawReg | RawVar | RawInt
     offset: RawReg | RawInt | None
@@ -71,7 +70,7 @@ class RawAddress:
 RawOperand = RawReg | RawVar | RawInt | RawFloat | RawIdent | RawAddress
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawInstr:
     """An instruction: the whole dotted mnemonic as one token, then its operands."""
 
@@ -81,13 +80,13 @@ class RawInstr:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawLabel:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawRegDecl:
     """`.reg .v4.32b %v, %w;` or `.pred %p;` (`type` is None for predicates)."""
 
@@ -96,7 +95,7 @@ class RawRegDecl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawVarDecl:
     """`.global .32b @a[2] = {1, 2};`; `count` None for a scalar, `init` None if omitted."""
 
@@ -109,7 +108,7 @@ class RawVarDecl:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawRegInit:
     thread: Name
     reg: Name
@@ -117,7 +116,7 @@ class RawRegInit:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawPlace:
     """One placement component: `sg K`, `wg K`, `gpu K` or `host` (value None)."""
 
@@ -129,7 +128,7 @@ class RawPlace:
 RawStatement = RawInstr | RawLabel | RawRegDecl | RawVarDecl
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawThread:
     name: Name
     placement: tuple[RawPlace, ...]
@@ -137,14 +136,14 @@ class RawThread:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawRegObs:
     thread: Name
     reg: Name
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawMemObs:
     var: Name
     index: RawInt | None
@@ -156,7 +155,7 @@ class RawMemObs:
 RawObservable = RawRegObs | RawMemObs
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawAtom:
     obs: RawObservable
     op: str  # "==" / "=" / "!="
@@ -164,19 +163,19 @@ class RawAtom:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawBool:
     value: bool
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawNot:
     arg: RawProp
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawBinary:
     """`->` (`op` is "implies"); right-associative, so a chain nests on the right."""
 
@@ -186,7 +185,7 @@ class RawBinary:
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawJunction:
     """A chain `a /\\ b /\\ c` or `a \\/ b \\/ c` (`op` "and" or "or"), flat as written."""
 
@@ -198,14 +197,14 @@ class RawJunction:
 RawProp = RawAtom | RawBool | RawNot | RawBinary | RawJunction
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawCondition:
     quantifier: Name
     prop: RawProp
     span: Span
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RawTest:
     name: Name
     description: str | None

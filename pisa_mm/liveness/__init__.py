@@ -1,17 +1,6 @@
-"""Forward progress: spin loops and whether they can wait forever (docs/progress.md)."""
+"""Forward progress: spin loops and whether they can wait forever (docs/progress.md).
 
-from pisa_mm.liveness.check import Analysis, analyse, check_liveness
-from pisa_mm.liveness.loops import SpinLoop, spin_loops
-from pisa_mm.liveness.progress import PROGRESS_MODELS, Progress
-from pisa_mm.outcomes.model import LivenessStatus
-
-__all__ = [
-    "PROGRESS_MODELS",
-    "Analysis",
-    "LivenessStatus",
-    "Progress",
-    "SpinLoop",
-    "analyse",
-    "check_liveness",
-    "spin_loops",
-]
+The modules are imported one by one (`liveness.check`, `liveness.progress`, ...): `run`
+imports the progress models to build its command line, and nothing else of them for a test
+without a spin loop.
+"""

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pisa_mm.events.model import EventStructure, Kind, Tag
-from pisa_mm.explicit.candidates import Candidate
+from pisa_mm.records import record
+
+if TYPE_CHECKING:
+    from pisa_mm.explicit.candidates import Candidate
 
 __all__ = ["Stopped", "block"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Stopped:
     """A work-item that never runs again from event `index` of its path on: starved by the
     scheduler (`reason` cites the progress rule), or, `blocked`, waiting at a barrier or

@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from pisa_mm.cat.syntax import Model
 from pisa_mm.events.model import EventStructure, Kind, Path
-from pisa_mm.explicit.candidates import Candidate
-from pisa_mm.explicit.engine import executions
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.liveness.blocking import Stopped, block
 from pisa_mm.liveness.loops import SpinLoop, spin_loops
 from pisa_mm.liveness.progress import Progress, starvable
 from pisa_mm.outcomes.model import Liveness, LivenessStatus
+from pisa_mm.records import record
+
+# the explicit engine is imported only for a test with a spin loop (start-up time)
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+    from pisa_mm.explicit.candidates import Candidate
 
 __all__ = ["Analysis", "Hang", "Stopped", "analyse", "check_liveness"]
 
@@ -25,7 +28,7 @@ class _Found(enum.IntEnum):
     HANG = 2
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Hang:
     """A starving schedule and its stuck execution: `waiter` spins for ever at `loop`,
     continuing the consistent prefix `prefix` (the cut execution without the events of
@@ -41,7 +44,7 @@ class Hang:
     stuck: tuple[int, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Analysis:
     """The Liveness answer for the spin loops `loops` and, when it may hang, the hang."""
 
@@ -189,6 +192,8 @@ def _judge(
             f"line {span.line if span else '?'} at the bound",
             None,
         )
+    from pisa_mm.explicit.candidates import Candidate
+
     prefix = Candidate(
         paths=cand.paths,
         path_indices=cand.path_indices,
@@ -239,6 +244,8 @@ def analyse(
     found = every if only is None else (only,)
     if not found:
         return None
+    from pisa_mm.explicit.engine import executions
+
     loops = {(sl.thread, sl.edge): sl for sl in every}
     asked = {(sl.thread, sl.edge) for sl in found}
 

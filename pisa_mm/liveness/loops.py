@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from pisa_mm.litmus.program import (
     Alu,
     Compare,
@@ -18,11 +16,12 @@ from pisa_mm.litmus.program import (
     Select,
     Thread,
 )
+from pisa_mm.records import record
 
 __all__ = ["SpinLoop", "spin_loops"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SpinLoop:
     """A back-edge `goto` of work-item `thread` whose body [`head`, `edge`] (instruction
     indices) only loads, updates registers and retries cas, carries no register from one

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 
 from pisa_mm.events.model import Placement
+from pisa_mm.records import record
 
 __all__ = ["PROGRESS_MODELS", "Progress", "Starvable", "starvable"]
 
@@ -22,7 +22,7 @@ class Progress(enum.Enum):
 PROGRESS_MODELS = tuple(p.value for p in Progress)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Starvable:
     """A scheduler may stop running a work-item for ever while the waiter spins: `reason`
     cites PISA 1.1.1 or Sorensen et al.; with `unstarted`, only if the work-item's whole

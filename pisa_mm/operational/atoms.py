@@ -4,11 +4,11 @@ for its types."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from pisa_mm.events.kinds import Kind, Scope, Space
 from pisa_mm.events.model import Location
+from pisa_mm.records import record
 
 # An actor performs memory events: (thread, -1) is the work-item itself, (thread, k) the agent
 # of its k-th cp.async. Happens-before knowledge is a vector clock over actors.
@@ -63,7 +63,7 @@ class Ev(NamedTuple):
         return (self.actor, self.seq, 0 if self.kind is Kind.READ else 1)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Flag:
     """An undefined-behaviour flag raised by a step, with the text of its witness."""
 

@@ -5,16 +5,16 @@ taken again after them)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from pisa_mm.events.model import Location
 from pisa_mm.litmus.program import Observable
 from pisa_mm.operational.atoms import Actor, Flag
 from pisa_mm.operational.state import Config, Status
 from pisa_mm.operational.step import Machine, Step
+from pisa_mm.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Final:
     """A state where no actor can step, projected on the observables.
 
@@ -30,7 +30,7 @@ class Final:
         return not (self.cut or self.ended)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Exploration:
     """What the machine reaches: every end state, and the flags raised on the way to one.
 

@@ -11,13 +11,13 @@ from __future__ import annotations
 import enum
 import functools
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.cat.syntax import Model
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.model import State, TestResult
+from pisa_mm.records import record
 
 __all__ = ["LB", "MACHINE_MODEL", "Comparison", "Relation", "classify", "machine_model"]
 
@@ -39,7 +39,7 @@ class Relation(enum.Enum):
     UNSOUND = "operational ⊄ axiomatic"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Comparison:
     """The relation found on one test, the classes explaining the difference, and whether
     the difference is acceptable (explained by the documented class)."""

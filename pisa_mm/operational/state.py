@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
 from pisa_mm.events.kinds import Scope, Space
@@ -26,6 +26,7 @@ from pisa_mm.operational.atoms import (
     Flag,
     MsgId,
 )
+from pisa_mm.records import record
 from pisa_mm.values.expr import Expr
 
 
@@ -174,7 +175,7 @@ class AgentState(NamedTuple):
         return reads + [(self.pairs[i][1], True, i) for i, _ in self.held]
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Config:
     """A whole machine state; mutable while a step builds it, then only read and hashed.
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import semantics as sem
@@ -55,6 +54,7 @@ from pisa_mm.operational.state import (
     set_coh,
     set_regs,
 )
+from pisa_mm.records import record
 from pisa_mm.values.expr import BOOL, Const, Expr
 
 ACQUIRING = frozenset({Order.ACQ, Order.ACQ_REL, Order.SC})
@@ -62,7 +62,7 @@ RELEASING = frozenset({Order.REL, Order.ACQ_REL, Order.SC})
 _LOCAL_SPACES = frozenset({Space.PRIVATE, Space.CONST})
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Step:
     """One machine step, as `trace` prints it."""
 
@@ -77,7 +77,7 @@ class Step:
         return "\n".join([head, *(f"{'':<18}{d}" for d in self.details)])
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Future:
     """The `.global`/`.shared` locations an actor may still read and write; `anywhere`:
     some access has an address computed from registers (it may touch any location)."""

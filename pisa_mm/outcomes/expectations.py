@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from pisa_mm.errors import MAX_LITERAL_DIGITS, PisaMMError, Span, read_source
 from pisa_mm.outcomes.condition import witnessed
 from pisa_mm.outcomes.model import TestResult, Verdict
+from pisa_mm.records import record
 from pisa_mm.report.herd import CUT_UNITS, render_result
 
 __all__ = [
@@ -33,7 +33,7 @@ _CUT = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Expectation:
     """The facts of a result block that must not change silently (everything but Time)."""
 

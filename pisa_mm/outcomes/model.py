@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import ClassVar
 
 from pisa_mm.litmus.program import Observable
+from pisa_mm.records import record
 
 
 class Verdict(enum.Enum):
@@ -17,7 +18,7 @@ class Verdict(enum.Enum):
     UNKNOWN = "Unknown"
 
 
-@dataclass(frozen=True, slots=True, order=True)
+@record(order=True)
 class State:
     """A final state projected on the observables: sorted (observable text, value) pairs."""
 
@@ -39,7 +40,7 @@ class LivenessStatus(enum.Enum):
     UNDECIDED = "undecided within the bound (raise --unroll)"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Liveness:
     """The `Liveness` line of a test with spin loops: its status and, unless it
     terminates, which work-item spins where and why (in terms of PISA 1.1.1)."""
@@ -53,7 +54,7 @@ class Liveness:
         return f"{text}: {self.detail}" if self.detail else text
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FlagWitness:
     """A raised undefined-behaviour flag with one witness pair of events (ids and texts).
 
@@ -74,7 +75,7 @@ class FlagWitness:
         return f"{self.name} (cut)" if self.cut else self.name
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestResult:
     """The facts `run` prints for one test under one model and engine.
 

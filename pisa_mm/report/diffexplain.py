@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from pisa_mm.cat.eval import Step
@@ -14,6 +13,7 @@ from pisa_mm.explicit.candidates import Candidate
 from pisa_mm.litmus import parse_prop
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.model import State, TestResult
+from pisa_mm.records import record
 from pisa_mm.report.explain import (
     cycle_lines,
     describe_event,
@@ -39,7 +39,7 @@ __all__ = [
 NO_SEPARATION = "(no separating state or flag: counts or cut only)"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StateChange:
     """A final state allowed by one model and forbidden by the other. `answers` are the
     `query` answers for it under (old, new); `axioms` the first minimal set of the forbidding
@@ -56,7 +56,7 @@ class StateChange:
     note: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class FlagChange:
     """A flag raised under one model only, with its witness pair of events."""
 
@@ -66,7 +66,7 @@ class FlagChange:
     description: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Explanation:
     """Everything `diff` says about one changed test besides its list of differences."""
 

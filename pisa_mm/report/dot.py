@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 from pisa_mm.cat.eval import EvalResult
 from pisa_mm.cat.syntax import Model
 from pisa_mm.events.kinds import Kind, Order, Tag
 from pisa_mm.events.model import Event, EventStructure
 from pisa_mm.explicit.candidates import Candidate
+from pisa_mm.records import record
 
 __all__ = ["CYCLE_COLOR", "EDGE_COLORS", "Edge", "event_label", "execution_dot", "model_edges"]
 
@@ -48,7 +48,7 @@ _FLAG_STYLE = 'style="dotted" penwidth=2 dir=none constraint=false'
 _ORDER = ("po", "rf", "co", "fr", "sw", "aso", "derived")
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Edge:
     """One drawn edge: every relation that holds between the pair, and whether it is a step
     of the violated cycle."""

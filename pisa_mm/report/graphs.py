@@ -3,10 +3,10 @@ the picture of a `query` answer (its witness, or a violating execution with its 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pisa_mm.litmus.program import Not, Prop, Quantifier
+from pisa_mm.records import record
 
 if TYPE_CHECKING:
     from pisa_mm.cat.syntax import Model
@@ -28,7 +28,7 @@ __all__ = [
 DEFAULT_MAX_GRAPHS = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Graph:
     """One picture: `index` numbers it within its test (1-based), `state` is its final state
     (None for an execution that has none: cut, or ended at an invalid address)."""
@@ -39,7 +39,7 @@ class Graph:
     dot: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class GraphSet:
     """The pictures of one test; `truncated` when the limit stopped the drawing."""
 

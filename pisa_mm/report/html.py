@@ -5,10 +5,10 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from pisa_mm.records import record
 from pisa_mm.runner.files import write_atomic
 
 __all__ = [
@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Picture:
     """One execution graph: its caption and its SVG (or, without Graphviz, its DOT text)."""
 
@@ -31,7 +31,7 @@ class Picture:
     dot: str
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestPage:
     """One test of a suite run: what the table row and the test's own page show.
 
@@ -76,7 +76,7 @@ class TestPage:
         return "yes" if self.expected == self.verdict else "NO"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class DiffPage:
     """One test whose results differ between two models: the differences, the separating
     state (allowed by one model only), the responsible axiom, and both graphs."""

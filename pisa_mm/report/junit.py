@@ -5,12 +5,13 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from pisa_mm.records import record
 
 __all__ = ["Case", "render_junit"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Case:
     """One testcase: `failure` (a negative answer) or `error` (bad input, Unknown, a crash)
     carry the reason; neither is a pass. `output` is the result text."""

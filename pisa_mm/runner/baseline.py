@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pisa_mm.engines import EXACT_ENGINES
 from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.outcomes.expectations import Expectation, compare, from_result
+from pisa_mm.records import record
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs, write_atomic
 from pisa_mm.runner.reporters import Kind, Summary, TestReport
@@ -45,7 +46,7 @@ _FIELD_TYPES: dict[str, type] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Baseline:
     """What a baseline file records."""
 

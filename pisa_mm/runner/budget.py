@@ -6,7 +6,8 @@ import argparse
 import math
 import os
 import re
-from dataclasses import dataclass
+
+from pisa_mm.records import record
 
 __all__ = [
     "MAX_SECONDS",
@@ -30,7 +31,7 @@ DEFAULT_MEMORY_CAP = 2 << 30
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Budget:
     """What one test may use: `timeout` seconds of wall-clock time for all its work (parse,
     build, encode, solve, enumerate) and `max_memory` bytes of address space beyond what the

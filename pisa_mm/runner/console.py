@@ -5,7 +5,6 @@ it never swallows, reorders or interleaves with the result blocks."""
 from __future__ import annotations
 
 import os
-import shutil
 import sys
 from typing import TextIO
 
@@ -49,6 +48,8 @@ class Console:
         """Show `done`/total, the tally so far and the test being waited for."""
         if not self.live:
             return
+        import shutil  # only on a terminal: it imports the compression modules
+
         width = shutil.get_terminal_size((80, 24)).columns - 1
         count = f"{done}" if self.total is None else f"{done}/{self.total}"
         line = f"{self.label} {count} {tally} {current}"

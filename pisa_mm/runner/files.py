@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -27,6 +26,8 @@ def _umask() -> int:
 def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Replace the file at `path` with `data` (text is written as UTF-8), atomically; its
     directory is created when missing (reports and graphs go to directories of their own)."""
+    import tempfile  # only when writing (it imports random)
+
     target = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     try:

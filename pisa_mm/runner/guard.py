@@ -12,14 +12,14 @@ work such as an enumeration.
 from __future__ import annotations
 
 import _thread
-import ctypes
+import functools
 import os
 import resource
 import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -159,8 +159,19 @@ def _address_space() -> int:
         return 0
 
 
-_set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
-_set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+@functools.cache
+def _async_exc() -> Callable[[int, type[BaseException] | None], None]:
+    """`set(thread, exc)`: raise `exc` in `thread` at its next bytecode (None: withdraw a
+    pending one). ctypes is imported only for a run with a deadline, in the main thread."""
+    import ctypes
+
+    set_async_exc = ctypes.pythonapi.PyThreadState_SetAsyncExc
+    set_async_exc.argtypes = (ctypes.c_ulong, ctypes.py_object)
+
+    def set_exc(thread: int, exc: type[BaseException] | None) -> None:
+        set_async_exc(thread, ctypes.py_object() if exc is None else exc)
+
+    return set_exc
 
 
 class _Deadline:
@@ -170,6 +181,7 @@ class _Deadline:
         self.seconds = seconds
         self.start = time.monotonic()
         self.thread = threading.get_ident()
+        self.set_exc = _async_exc()
         self.lock = threading.Lock()
         self.active = True
         self.fired = False
@@ -181,7 +193,7 @@ class _Deadline:
             if not self.active:
                 return
             self.fired = True
-            _set_async_exc(self.thread, OutOfTime)
+            self.set_exc(self.thread, OutOfTime)
         interrupt_solvers()
 
     def stop(self) -> None:
@@ -190,7 +202,7 @@ class _Deadline:
         self.timer.cancel()
         if self.fired:
             # not yet delivered if the work ended just then: withdraw it, then report it
-            _set_async_exc(self.thread, ctypes.py_object())
+            self.set_exc(self.thread, None)
         if self.fired or time.monotonic() - self.start >= self.seconds:
             # also when the timer had no chance to run: over the budget is over the budget
             raise OutOfTime

@@ -11,13 +11,13 @@ import enum
 import functools
 import sys
 import time
-import traceback
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pisa_mm.engines import DEFAULT_UNROLL, EngineOptions, get_engine
 from pisa_mm.errors import PisaMMError
+from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import OutOfTime, check_interrupted, limited
 
@@ -66,7 +66,7 @@ class Status(enum.Enum):
         return self in (Status.TIMEOUT, Status.MEMORY)
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Loaded:
     """A test file, parsed and built, or the error that stopped it."""
 
@@ -165,7 +165,7 @@ class Task(Protocol[T_co]):
     def __call__(self, loaded: Loaded) -> T_co: ...
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class EngineTask:
     """The engines' results on the test under each model (run, diff, promote)."""
 
@@ -197,7 +197,8 @@ def with_liveness(
 ) -> list[TestResult]:
     """`results` with the test's Liveness answer under `progress` ("none": unchecked),
     computed once by the explicit enumeration whichever engine answered (docs/progress.md)."""
-    from pisa_mm.liveness import Progress, check_liveness
+    from pisa_mm.liveness.check import check_liveness
+    from pisa_mm.liveness.progress import Progress
 
     if loaded.test is None or loaded.structure is None or progress == NO_PROGRESS:
         return list(results)
@@ -205,7 +206,7 @@ def with_liveness(
     return [replace(r, liveness=live) for r in results]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Job(Generic[T]):
     """A test (its path and text, read by the command's process) and the task to run on it."""
 
@@ -216,7 +217,7 @@ class Job(Generic[T]):
     strict: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Record(Generic[T]):
     """What a job produced: the task's value when DONE, else the message (a rendered
     diagnostic, the budget that ran out, or the crash's traceback)."""
@@ -312,6 +313,8 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
         return Record(job.path, spent.status, message=spent.message)
     except Exception:
         check_interrupted()
+        import traceback  # only for a crash: it costs start-up time
+
         return Record(job.path, Status.CRASH, message=traceback.format_exc())
 
 

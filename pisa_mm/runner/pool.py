@@ -12,11 +12,10 @@ from __future__ import annotations
 import collections
 import itertools
 import signal
-import traceback
 from collections.abc import Callable, Generator, Iterator, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import check_interrupted, ignore_interrupts
 from pisa_mm.runner.job import Job, Record, Spent, Status, run_job, under_budget
@@ -34,7 +33,7 @@ A = TypeVar("A")
 GRACE = 2.0
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Plan:
     """How to run a command's jobs: `jobs` local workers, or the Dask scheduler `dask`."""
 
@@ -216,6 +215,8 @@ def call(path: str, fn: Callable[[A], T], arg: A, budget: Budget) -> Record[T]:
         return Record(path, spent.status, message=spent.message)
     except Exception:
         check_interrupted()
+        import traceback  # only for a crash
+
         return Record(path, Status.CRASH, message=traceback.format_exc())
 
 

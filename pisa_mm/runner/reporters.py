@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Protocol
 
 from pisa_mm.outcomes.model import TestResult
+from pisa_mm.records import record
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import Record, Status
@@ -54,7 +55,7 @@ def unanswered(record: Record[Any]) -> Kind | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class TestReport:
     """One test of a run under one model."""
 
@@ -72,7 +73,7 @@ class TestReport:
         return sum(r.seconds for r in self.results)
 
 
-@dataclass(slots=True)
+@record(frozen=False)
 class Summary:
     tests: int = 0
     counts: dict[Kind, int] = field(default_factory=lambda: {k: 0 for k in Kind})
@@ -129,12 +130,13 @@ class HerdText:
 
     def add(self, report: TestReport) -> None:
         from pisa_mm.report.herd import render_flag_witnesses, render_result
-        from pisa_mm.report.herdlog import render_herd_log
 
         if report.kind in (Kind.BAD_INPUT, Kind.INTERNAL):
             self.console.err(report.message)
             return
         if self.blocks and self.herd_log:
+            from pisa_mm.report.herdlog import render_herd_log
+
             for r in report.results:
                 self.console.out(render_herd_log(r))
         elif self.blocks:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 import z3
 
+from pisa_mm.records import record
 from pisa_mm.smt.solver import Answer, Session
 
 __all__ = ["Projection", "project"]
@@ -27,7 +27,7 @@ PROBE_TRIAL = 32
 BLOCKING = 64
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Projection(Generic[K]):
     """The solutions found (each a key -> value dict), and whether the search finished
     (False: the solver gave up, and `solutions` is a subset)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, assert_never
 
 import z3
@@ -27,6 +27,7 @@ from pisa_mm.litmus.program import (
 from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, observables
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
+from pisa_mm.records import record
 from pisa_mm.smt.allsat import project
 from pisa_mm.smt.encode import Encoding, uses_floats
 from pisa_mm.smt.lits import Lit, lnot
@@ -167,7 +168,7 @@ def event_text(es: EventStructure, eid: int) -> str:
     return text if e.thread is None else f"P{e.thread}: {text}"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Enumeration:
     states: tuple[dict[Observable, int], ...]
     complete: bool

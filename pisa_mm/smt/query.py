@@ -6,7 +6,6 @@ from __future__ import annotations
 import enum
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import z3
@@ -24,6 +23,7 @@ from pisa_mm.litmus.program import (
     Quantifier,
 )
 from pisa_mm.outcomes.condition import condition_observables, observables
+from pisa_mm.records import record
 from pisa_mm.smt.engine import Problem
 from pisa_mm.smt.lits import Lit
 from pisa_mm.smt.solver import Answer, Budget
@@ -43,7 +43,7 @@ class Allowed(enum.Enum):
     CUT = "reached only by executions cut by the unroll bound"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Violation:
     """One candidate execution with the outcome, and the model's verdict on it."""
 
@@ -55,7 +55,7 @@ class Violation:
         return self.result.failed
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Forbidden:
     """Why an outcome is forbidden. `corrections`: every minimal set of axioms whose removal
     allows it (empty when no candidate execution has the outcome at all); `violations`: the
@@ -67,7 +67,7 @@ class Forbidden:
     truncated: bool
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class QueryResult:
     answer: Allowed
     witness: Violation | None  # the allowed execution (its result says which flags rise)
@@ -129,7 +129,7 @@ def decode(problem: Problem, m: Any) -> Candidate:
     )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class _Base:
     """The built-ins of one concrete execution, as the cat evaluator asks for them."""
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, assert_never
 
 from pisa_mm.cat.syntax import (
@@ -32,6 +31,7 @@ from pisa_mm.cat.syntax import (
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Kind, Space
 from pisa_mm.events.relations import SPACE_SETS, static_relations, static_sets
+from pisa_mm.records import record
 from pisa_mm.smt.encode import Encoding, acyclic_constraints
 from pisa_mm.smt.lits import Circuit, Lit, lnot
 
@@ -39,17 +39,17 @@ Pair = tuple[int, int]
 Keys = set[Pair]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SetV:
     members: dict[int, Lit]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class RelV:
     pairs: dict[Pair, Lit]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class OrdV:
     """A relation over memory accesses given by clock comparisons (see `Encoding.order`):
     (a, b) holds iff both happen at one location and `clock(a) ? clock(b)`, where `?` is the

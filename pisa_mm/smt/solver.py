@@ -5,10 +5,11 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import z3
+
+from pisa_mm.records import record
 
 # Fixed so that runs are reproducible; z3's default seed is fixed too, but state it.
 RANDOM_SEED = 0
@@ -38,7 +39,7 @@ class Answer(enum.Enum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Budget:
     """Limits for one engine run: wall-clock seconds for the whole run and z3's
     deterministic resource limit per check (what tests use, since it does not depend on

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from pisa_mm.records import record
 
 # A boolean expression has width BOOL; every other expression is a bit-vector of its width
 # (16, 32, 64 or 128 bits, 8 for non-atomic data, 1 is never used). Floats are bit patterns:
@@ -80,7 +81,7 @@ class Op(enum.Enum):
     FEQ = "feq"  # BOOL, IEEE equality (fatom.cas compares values: -0 == +0, NaN != NaN)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Const:
     """A constant: an unsigned bit pattern of `width` bits, or 0/1 for BOOL."""
 
@@ -88,7 +89,7 @@ class Const:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ReadValue:
     """The value returned by read event `event` (an event id of the event structure)."""
 
@@ -96,7 +97,7 @@ class ReadValue:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Contribution:
     """The value work-item `thread` contributes to its `index`-th sub-group collective (0-based)."""
 
@@ -105,7 +106,7 @@ class Contribution:
     width: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Apply:
     """An operator applied to operands; `fmt` is set exactly for the F* operators."""
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from starlette.staticfiles import StaticFiles
 
 from pisa_mm.cat.loader import SHIPPED_MODELS
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
+from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.job import Status
 from pisa_mm.runner.pool import Workers
@@ -32,7 +32,7 @@ DEFAULT_SUITE = Path(__file__).resolve().parents[2] / "litmus"
 _MAX_BODY = 2 * (MAX_TEST_BYTES + MAX_MODEL_BYTES) + 4096
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ServeConfig:
     """`budget` bounds each run (the runner's per-test budget, in a worker of the runner's
     pool); `concurrent` workers run at most that many at once, the others wait."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
 from pisa_mm.litmus import parse_test
 from pisa_mm.outcomes.condition import prop_text
+from pisa_mm.records import record
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import condition_question, execution_graphs, query_graph
 from pisa_mm.report.herd import render_result
@@ -41,7 +41,7 @@ MAX_MODEL_BYTES = 64 * 1024
 MAX_STATE_GRAPHS = 6
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Request:
     """A litmus text, and a shipped model name or an uploaded model's text. The server's
     per-run budget bounds the work (web/app.py); `timeout`, its seconds, also bounds each

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NoReturn
 
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.program import VarDecl
+from pisa_mm.records import record
 
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3}
 
@@ -16,7 +17,7 @@ def fail(span: Span | None, message: str, code: str) -> NoReturn:
     raise PisaMMError.at(span, message, code)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Use:
     """A register mention: `width` None means "an address register, 32 or 64 bits"."""
 
@@ -29,7 +30,7 @@ class Use:
     span: Span
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class RegInfo:
     pred: bool
     width: int
@@ -38,7 +39,7 @@ class RegInfo:
     span: Span
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class Ctx:
     """What every thread's decoding needs to know about the test."""
 

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from pisa_mm.errors import Span
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import fail
+from pisa_mm.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Q:
     """One dotted qualifier of a mnemonic, with its own span (for carets under it)."""
 
@@ -30,7 +30,7 @@ def split_opcode(op: S.Name) -> tuple[str, list[Q]]:
     return parts[0], quals
 
 
-@dataclass
+@record(frozen=False, slots=False)
 class MemQ:
     space: Q | None = None
     order: Q | None = None
@@ -98,6 +98,8 @@ def suggest(word: str, candidates: Iterable[str]) -> str:
     alias = ALIASES.get(word.lower())
     if alias is not None and alias in known:
         return f"; did you mean '.{alias}'?"
+    import difflib  # only for a suggestion in an error
+
     close = difflib.get_close_matches(word, known, n=1, cutoff=0.7)
     return f"; did you mean '.{close[0]}'?" if close else ""
 

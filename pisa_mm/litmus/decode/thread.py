@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span, int_literal
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
@@ -62,6 +60,8 @@ class ThreadDecoder(OperandDecoder):
                 f"instruction '{mnemonic}' is not supported in litmus tests",
                 "unsupported",
             )
+        import difflib  # only for a suggestion in an error
+
         close = difflib.get_close_matches(mnemonic, _MNEMONICS, n=1, cutoff=0.75)
         hint = f"; did you mean '{close[0]}'?" if close else ""
         fail(instr.opcode.span, f"unknown instruction '{mnemonic}'{hint}", "unknown-instruction")

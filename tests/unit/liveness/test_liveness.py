@@ -7,8 +7,10 @@ from pathlib import Path
 import pytest
 
 from pisa_mm.litmus import load_test
-from pisa_mm.liveness import Progress, check_liveness, spin_loops
+from pisa_mm.liveness.check import check_liveness
+from pisa_mm.liveness.loops import spin_loops
 from pisa_mm.liveness.metadata import liveness_problems
+from pisa_mm.liveness.progress import Progress
 from pisa_mm.outcomes.model import LivenessStatus
 from pisa_mm.runner.job import Loaded, cached_model, load_source
 

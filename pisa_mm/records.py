@@ -1,0 +1,156 @@
+"""`record`, the decorator of every data type: a dataclass whose methods are compiled once.
+
+`@record` is `@dataclasses.dataclass(frozen=True, slots=True)` (the other options pass through,
+`@record(frozen=False)` for a mutable one), and what it makes is a dataclass in every way:
+`dataclasses.fields`, `replace`, `asdict`, pickling, `match` and mypy see no difference, because
+`dataclasses` itself builds the class. What changes is where the methods' code comes from.
+`dataclasses` writes the source text of `__init__`, `__repr__`, `__eq__`, `__hash__`,
+`__setattr__` and `__delattr__` for each class and compiles it with `exec`: about 0.9 ms a class
+in CPython 3.11, most of pisa-mm's start-up. Here that `exec` receives a code object compiled
+from the same text instead, taken from a table kept in the user's cache (pisa_mm/cache.py) and
+keyed by the text itself, so an edited class or another Python finds no entry and compiles anew
+(docs/architecture.md, "Start-up", has the measurements).
+
+The substitution cannot change a class: `exec(text, g, l)` is `exec(code, g, l)` with `code`
+compiled from `text` as `exec` compiles it (`dont_inherit`: not under this module's
+`__future__` imports, which would turn the annotations of `__init__` into strings). Should a
+later Python stop calling `exec`, nothing is substituted and classes are built as before, only
+slower.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import sys
+import threading
+from collections.abc import Callable, Mapping
+from types import CodeType
+from typing import Any, TypeVar, dataclass_transform, overload
+
+__all__ = ["record"]
+
+T = TypeVar("T")
+
+# The cache entry's name, and what its code objects depend on besides their text.
+_ENTRY = "records.marshal"
+_PYTHON = f"{sys.version} {sys.implementation.cache_tag}"
+
+
+class _Codes:
+    """The compiled methods by defining module and source text: those read from the cache,
+    and those this process used (what is written back when some were missing)."""
+
+    def __init__(self) -> None:
+        self.stored: dict[str, dict[str, CodeType]] | None = None
+        self.used: dict[str, dict[str, CodeType]] = {}
+        self.missed: set[str] = set()  # modules with a class not in the cache
+        self.module = ""  # the module of the class being built
+
+    def load(self) -> dict[str, dict[str, CodeType]]:
+        if self.stored is None:
+            from pisa_mm.cache import read_entry
+
+            self.stored = {}
+            data = read_entry(_ENTRY)
+            if data is not None:
+                try:
+                    python, table = marshal.loads(data)
+                except (EOFError, ValueError, TypeError):  # a truncated or foreign entry
+                    python, table = None, {}
+                if python == _PYTHON and isinstance(table, dict):
+                    self.stored = table
+        return self.stored
+
+    def exec(
+        self,
+        source: str,
+        scope: dict[str, Any] | None = None,
+        namespace: Mapping[str, object] | None = None,
+    ) -> None:
+        """`exec(source, scope, namespace)`, with `source` compiled once."""
+        module = self.module
+        code = self.load().get(module, {}).get(source)
+        if code is None:
+            code = compile(source, "<string>", "exec", dont_inherit=True)
+            if not self.missed:
+                import atexit
+
+                atexit.register(self.save)
+            self.missed.add(module)
+        self.used.setdefault(module, {})[source] = code
+        exec(code, scope, namespace)
+
+    def save(self) -> None:
+        """Write the table back: the modules with a miss get the code this process used
+        (dropping what an edit made stale), the others keep what they had."""
+        from pisa_mm.cache import write_entry
+
+        table = dict(self.load())
+        for module in self.missed:
+            table[module] = self.used[module]
+        write_entry(_ENTRY, marshal.dumps((_PYTHON, table)))
+
+
+_CODES = _Codes()
+# `dataclasses.exec` is process-wide while a class is built; reentrant, since loading the
+# table imports pisa_mm.cache, which could one day define a record of its own
+_LOCK = threading.RLock()
+
+
+def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
+    with _LOCK:
+        outer = _CODES.module
+        _CODES.module = cls.__module__
+        # dataclasses calls `exec` by its global name: shadowing it there, for the time of
+        # one class, hands it the compiled code
+        namespace = vars(dataclasses)
+        shadowed = namespace.get("exec")  # None: `exec` is the builtin there
+        namespace["exec"] = _CODES.exec
+        try:
+            return dataclasses.dataclass(cls, **options)
+        finally:
+            _CODES.module = outer
+            if shadowed is None:
+                del namespace["exec"]
+            else:
+                namespace["exec"] = shadowed
+
+
+@overload
+def record(cls: type[T], /) -> type[T]: ...
+
+
+@overload
+def record(
+    *,
+    frozen: bool = True,
+    slots: bool = True,
+    eq: bool = True,
+    order: bool = False,
+    weakref_slot: bool = False,
+) -> Callable[[type[T]], type[T]]: ...
+
+
+@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
+def record(
+    cls: type[T] | None = None,
+    /,
+    *,
+    frozen: bool = True,
+    slots: bool = True,
+    eq: bool = True,
+    order: bool = False,
+    weakref_slot: bool = False,
+) -> type[T] | Callable[[type[T]], type[T]]:
+    """`dataclasses.dataclass(frozen=True, slots=True)`, with the generated code cached."""
+    options: dict[str, Any] = {
+        "frozen": frozen,
+        "slots": slots,
+        "eq": eq,
+        "order": order,
+        "weakref_slot": weakref_slot,
+    }
+    if cls is not None:
+        return _build(cls, options)
+    return lambda c: _build(c, options)

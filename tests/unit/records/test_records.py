@@ -1,0 +1,235 @@
+"""`record` (pisa_mm/records.py): the classes dataclasses makes, their code from the cache."""
+
+from __future__ import annotations
+
+import dataclasses
+import marshal
+import pickle
+import weakref
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import FunctionType
+from typing import Any
+
+import pytest
+
+from pisa_mm import records
+from pisa_mm.records import record
+
+# Class bodies covering what the tree uses: defaults, factories, fields left out of
+# comparison, class variables, generics, inheritance, __post_init__ and methods.
+BODIES = {
+    "plain": """
+class C:
+    a: int
+    b: str
+""",
+    "defaults": """
+class C:
+    '''Documented.'''
+    a: int
+    b: tuple[int, ...] = ()
+    c: list[int] = field(default_factory=list, compare=False, repr=False)
+    d: ClassVar[int] = 3
+""",
+    "generic": """
+class C(Generic[T]):
+    value: T | None = None
+    name: str = field(default="x", hash=False)
+
+    @property
+    def label(self) -> str:
+        return self.name
+""",
+    "post_init": """
+class C:
+    a: int
+    b: int = field(init=False, default=0)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "b", self.a * 2)
+""",
+}
+OPTIONS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
+    # record's options, and dataclass's that they stand for
+    "default": ({}, {"frozen": True, "slots": True}),
+    "order": ({"order": True}, {"frozen": True, "slots": True, "order": True}),
+    "identity": (
+        {"eq": False, "weakref_slot": True},
+        {"frozen": True, "slots": True, "eq": False, "weakref_slot": True},
+    ),
+    "mutable": ({"frozen": False}, {"slots": True}),
+    "mutable, no slots": ({"frozen": False, "slots": False}, {}),
+}
+
+
+@pytest.fixture
+def codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A fresh table of compiled methods in an empty cache; yields the cache file."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("PISA_MM_NO_CACHE", raising=False)
+    monkeypatch.setattr(records, "_CODES", records._Codes())
+    yield tmp_path / "pisa-mm" / records._ENTRY
+
+
+def _restart(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As a new process would: write what was compiled, then start with an empty table."""
+    records._CODES.save()
+    monkeypatch.setattr(records, "_CODES", records._Codes())
+
+
+def _make(body: str, decorate: Callable[[type], type]) -> type:
+    base = "@decorate\nclass Base:\n    z: int = 0\n" if "Base" in body else ""
+    namespace: dict[str, Any] = {
+        "__name__": __name__,
+        "decorate": decorate,
+        "field": dataclasses.field,
+    }
+    exec("from typing import ClassVar, Generic, TypeVar\nT = TypeVar('T')\n", namespace)
+    exec(base + "@decorate" + body, namespace)
+    cls: type = namespace["C"]
+    return cls
+
+
+def _code(fn: Any) -> tuple[Any, ...]:
+    code = fn.__code__
+    return (
+        code.co_code,
+        code.co_consts,
+        code.co_names,
+        code.co_varnames,
+        code.co_flags,
+        code.co_qualname,
+        fn.__qualname__,
+        fn.__defaults__,
+        fn.__kwdefaults__,
+        fn.__annotations__,
+    )
+
+
+def _shape(cls: type) -> dict[str, Any]:
+    """Everything dataclasses decides about a class, with its methods' code."""
+    methods = {
+        name: _code(value)
+        for name, value in sorted(vars(cls).items())
+        if isinstance(value, FunctionType) and name not in ("__post_init__",)
+    }
+    fields = [
+        (f.name, f.type, f.default, f.default_factory, f.init, f.repr, f.hash, f.compare)
+        for f in dataclasses.fields(cls)
+    ]
+    return {
+        "methods": methods,
+        "fields": fields,
+        "params": repr(vars(cls)["__dataclass_params__"]),
+        "doc": cls.__doc__,
+        "slots": vars(cls).get("__slots__"),
+        "match_args": vars(cls).get("__match_args__"),
+        "hash": vars(cls).get("__hash__") is None,
+        "bases": cls.__bases__,
+    }
+
+
+@pytest.mark.parametrize("body", BODIES)
+@pytest.mark.parametrize("option", OPTIONS)
+def test_a_record_is_the_dataclass_it_stands_for(
+    codes: Path, monkeypatch: pytest.MonkeyPatch, body: str, option: str
+) -> None:
+    ours, theirs = OPTIONS[option]
+    expected = _shape(_make(BODIES[body], dataclasses.dataclass(**theirs)))
+    compiled = _make(BODIES[body], record(**ours))
+    assert _shape(compiled) == expected
+    _restart(monkeypatch)
+    cached = _make(BODIES[body], record(**ours))
+    assert not records._CODES.missed  # every method came from the cache file
+    assert _shape(cached) == expected
+
+
+def test_inheritance(codes: Path) -> None:
+    @record
+    class Base:
+        a: int
+
+    @record
+    class Child(Base):
+        b: str = "x"
+
+    assert [f.name for f in dataclasses.fields(Child)] == ["a", "b"]
+    assert Child(1) == Child(1, "x") != Base(1)
+
+
+@record(order=True)
+class Point:
+    """A module-level record, for pickling."""
+
+    x: int
+    y: int = 0
+    tags: tuple[str, ...] = dataclasses.field(default=(), compare=False)
+
+
+@record(eq=False, weakref_slot=True)
+class Handle:
+    name: str
+
+
+@record(frozen=False)
+class Counter:
+    n: int = 0
+
+
+def test_what_dataclasses_offer_keeps_working() -> None:
+    p = Point(1, 2, ("a",))
+    assert dataclasses.is_dataclass(p)
+    assert dataclasses.replace(p, y=5) == Point(1, 5)
+    assert dataclasses.asdict(p) == {"x": 1, "y": 2, "tags": ("a",)}
+    assert dataclasses.astuple(p) == (1, 2, ("a",))
+    assert pickle.loads(pickle.dumps(p)) == p
+    assert repr(p) == "Point(x=1, y=2, tags=('a',))"
+    assert hash(p) == hash(Point(1, 2))
+    assert sorted([Point(2), Point(1, 9), Point(1, 3)]) == [Point(1, 3), Point(1, 9), Point(2)]
+    match p:
+        case Point(x, y):
+            assert (x, y) == (1, 2)
+        case _:
+            pytest.fail("no match")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.x = 3  # type: ignore[misc]
+    assert not hasattr(p, "__dict__")
+    h = Handle("a")
+    assert weakref.ref(h)() is h and h != Handle("a")
+    c = Counter()
+    c.n += 1
+    assert c == Counter(1)
+
+
+def test_a_corrupt_or_foreign_cache_file_is_ignored(
+    codes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    expected = _shape(_make(BODIES["defaults"], dataclasses.dataclass(frozen=True, slots=True)))
+    codes.parent.mkdir(parents=True)
+    for content in (b"garbage", marshal.dumps(("Python 2.7", {}))):
+        codes.write_bytes(content)
+        monkeypatch.setattr(records, "_CODES", records._Codes())
+        assert _shape(_make(BODIES["defaults"], record)) == expected
+        assert records._CODES.missed
+    _restart(monkeypatch)
+    _make(BODIES["defaults"], record)
+    assert not records._CODES.missed
+
+
+def test_an_edited_module_keeps_only_the_code_in_use(
+    codes: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _make(BODIES["plain"], record)
+    _restart(monkeypatch)
+    _make(BODIES["generic"], record)  # the same module, edited
+    _restart(monkeypatch)
+    (table,) = records._CODES.load().values()
+    assert all("value" in source for source in table if "__init__" in source)
+
+
+def test_no_cache_file_when_caching_is_off(codes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PISA_MM_NO_CACHE", "1")
+    _make(BODIES["plain"], record)
+    records._CODES.save()
+    assert not codes.exists()
