@@ -24,6 +24,7 @@ from itertools import pairwise
 from typing import Protocol, assert_never
 
 from pisa_mm.cat.builtins import BUILTINS
+from pisa_mm.cat.inline import Inliner, Slots
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -320,6 +321,12 @@ _BINARY: dict[BinaryOp, Callable[[_Geo, int, int], int]] = {
     BinaryOp.SEQ: _Geo.compose,
     BinaryOp.CARTESIAN: _Geo.cartesian,
 }
+_TEST_METHOD = {
+    CheckKind.ACYCLIC: "is_acyclic",
+    CheckKind.IRREFLEXIVE: "is_irreflexive",
+    CheckKind.EMPTY: "is_empty",
+    CheckKind.FLAG: "is_empty",
+}
 _TESTS: dict[CheckKind, Callable[[_Geo, int], bool]] = {
     CheckKind.ACYCLIC: _Geo.is_acyclic,
     CheckKind.IRREFLEXIVE: _Geo.is_irreflexive,
@@ -363,6 +370,9 @@ class Evaluator:
         # Defined or built-in name -> (function reading its value, whether it is static).
         self._readers: dict[str, tuple[_Fn, bool]] = {}
         self._fn_of: dict[int, _Fn] = {}  # id(expression node) -> its compiled function
+        # Where the compiled values live, for the generated functions (cat/inline.py).
+        self._slots = Slots(fns=self._fn_of)
+        self._inliner = Inliner(self._slots, model.type_of)
         self._compile_definitions()
         self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
         self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
@@ -435,6 +445,8 @@ class Evaluator:
             level = 1 + max((depth[n] for n in used), default=0)
             if isinstance(item, Definition):
                 fn, static = self._compile(item.expr)
+                if not static and isinstance(item.expr, Unary | Binary):
+                    fn = self._inliner.function(item.expr)
                 slots = [self._new_slot()]
                 self._readers[item.name] = (_slot_reader(slots[0], fn, static), static)
             else:
@@ -445,6 +457,11 @@ class Evaluator:
                 if level > _DEEP:
                     forcing = _forcing(d.name, raw, deps, slot_of)
                     self._readers[d.name] = (forcing, self._readers[d.name][1])
+                    self._slots.calls[d.name] = forcing
+                elif isinstance(item, Definition):
+                    self._slots.names[d.name] = (slot, raw[d.name])
+                else:
+                    self._slots.calls[d.name] = raw[d.name]
 
     def _compile_rec_group(self, group: RecGroup) -> list[int]:
         slots = [self._new_slot() for _ in group.definitions]
@@ -470,8 +487,10 @@ class Evaluator:
         return slots
 
     def _compile_check(self, check: Check) -> Callable[[_Ctx], bool]:
-        fn, _ = self._compile(check.expr)
+        fn, static = self._compile(check.expr)
         holds = _TESTS[check.kind]
+        if not static and isinstance(check.expr, Unary | Binary):
+            return self._inliner.function(check.expr, f"geo.{_TEST_METHOD[check.kind]}({{}})")
 
         def test(c: _Ctx) -> bool:
             return holds(c.geo, fn(c))
@@ -482,7 +501,9 @@ class Evaluator:
         """The function computing `expr`, and whether it is static (no dynamic built-in)."""
         fn, static = self._compile_node(expr)
         if static and isinstance(expr, Unary | Binary):
-            fn = _static_cache(self._new_slot(), fn)
+            slot = self._new_slot()
+            fn = _static_cache(slot, fn)
+            self._slots.nodes[id(expr)] = (slot, fn)
         self._fn_of[id(expr)] = fn
         return fn, static
 
@@ -511,7 +532,9 @@ class Evaluator:
             # A built-in: fetched from the engine once per call (or per static session).
             static = name not in self.dynamic
             getter = _builtin_getter(name)
-            self._readers[name] = (_slot_reader(self._new_slot(), getter, static), static)
+            slot = self._new_slot()
+            self._readers[name] = (_slot_reader(slot, getter, static), static)
+            self._slots.names[name] = (slot, self._readers[name][0])
         return self._readers[name]
 
     def _compile_unary(self, op: UnaryOp, arg: Expr) -> tuple[_Fn, bool]:
@@ -561,7 +584,11 @@ class Evaluator:
         def compute_mask(c: _Ctx) -> int:
             return method(c.geo, s(c))
 
-        mask = _static_cache(self._new_slot(), compute_mask) if ss else compute_mask
+        mask: _Fn = compute_mask
+        if ss:
+            slot = self._new_slot()
+            mask = _static_cache(slot, compute_mask)
+            self._slots.masks[(id(identity), rows)] = (slot, mask)
 
         def h(c: _Ctx) -> int:
             m = mask(c)

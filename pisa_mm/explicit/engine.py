@@ -76,8 +76,12 @@ class _Base:
 
 
 # Built-ins that differ between candidates with the same events: the evaluator recomputes
-# only what depends on them. Space sets and loc depend on computed addresses, hence on rf.
+# only what depends on them. Space sets and loc depend on computed addresses, hence on rf,
+# unless every access has one possible location (`_Static.fixed_locs`): then they are
+# functions of the events, like the static built-ins, and so is everything computed from
+# them (`po \ loc`, `[M & GLOBAL]`, `conflict`...).
 _DYNAMIC = frozenset({"rf", "co", "loc", *SPACE_SETS})
+_DYNAMIC_FIXED = frozenset({"rf", "co"})
 
 # Pruning judges partial candidates, which costs more than it cuts on small candidate
 # spaces (explicit/size.py): below this estimate every candidate is judged whole. Measured
@@ -167,21 +171,30 @@ def _witness(es: EventStructure, name: str, ev: EvalResult, cand: Candidate) -> 
 
 
 class _Compiled:
-    """What the engine compiles from a model alone: the evaluator of every check, and that
-    of the axioms monotone in rf and co (for pruning; None when there are none), compiled
-    on first use (small tests are not pruned: explicit/engine.py PRUNE_ABOVE)."""
+    """What the engine compiles from a model alone, for one set of dynamic built-ins: the
+    evaluator of every check, and that of the axioms monotone in rf and co (for pruning;
+    None when there are none), each compiled on first use (small tests are not pruned:
+    PRUNE_ABOVE)."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, dynamic: frozenset[str]) -> None:
         self.model = model
-        self.evaluator = Evaluator(model, dynamic=_DYNAMIC)
+        self.dynamic = dynamic
+        self._evaluator: Evaluator | None = None
         self._pruner: Evaluator | None = None
         self._pruner_done = False
+
+    @property
+    def evaluator(self) -> Evaluator:
+        if self._evaluator is None:
+            self._evaluator = Evaluator(self.model, dynamic=self.dynamic)
+        return self._evaluator
 
     @property
     def pruner(self) -> Evaluator | None:
         if not self._pruner_done:
             names = monotone_axioms(self.model, frozenset({"rf", "co"}))
-            self._pruner = Evaluator(self.model, checks=names, dynamic=_DYNAMIC) if names else None
+            if names:
+                self._pruner = Evaluator(self.model, checks=names, dynamic=self.dynamic)
             self._pruner_done = True
         return self._pruner
 
@@ -191,14 +204,16 @@ class _Compiled:
 _LOCAL = threading.local()
 
 
-def _compiled(model: Model) -> _Compiled:
-    cache: weakref.WeakKeyDictionary[Model, _Compiled] | None = getattr(_LOCAL, "cache", None)
+def _compiled(model: Model, fixed_locs: bool) -> _Compiled:
+    """The compiled model, for structures whose accesses have fixed locations or not."""
+    cache: weakref.WeakKeyDictionary[Model, tuple[_Compiled, _Compiled]] | None
+    cache = getattr(_LOCAL, "cache", None)
     if cache is None:
         cache = _LOCAL.cache = weakref.WeakKeyDictionary()
     hit = cache.get(model)
     if hit is None:
-        hit = cache[model] = _Compiled(model)
-    return hit
+        hit = cache[model] = (_Compiled(model, _DYNAMIC), _Compiled(model, _DYNAMIC_FIXED))
+    return hit[fixed_locs]
 
 
 def _pruner(static: _Static, evaluator: Evaluator | None) -> Prune | None:
@@ -231,7 +246,7 @@ def executions(
     `paths_wanted` restricts the enumeration to the path choices it accepts (liveness).
     """
     static = _Static(es)
-    compiled = _compiled(model)
+    compiled = _compiled(model, static.fixed_locs is not None)
     evaluator = compiled.evaluator
     pruner = _pruner(static, compiled.pruner) if prune else None
     for cand in candidates(es, pruner, paths_wanted):
