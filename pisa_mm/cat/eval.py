@@ -60,6 +60,9 @@ __all__ = [
 DEFAULT_DYNAMIC: frozenset[str] = frozenset({"rf", "co"})
 # How many offending pairs (or events) an `empty`/`flag` witness lists.
 WITNESS_LIMIT = 8
+# Universes of at most this many events build their bit matrices (at most 1,024 bits) by
+# or-ing into an int (`_Geo.rel_bits`).
+_SMALL = 32
 # Definitions this many levels deep (through other definitions) or more compute their
 # dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
 _DEEP = 32
@@ -152,6 +155,13 @@ class _Geo:
     # it, which makes a relation of m pairs over n events cost m * n * n / 64.
     def set_bits(self, ids: Iterable[int]) -> int:
         index = self.index
+        if self.n <= _SMALL:
+            bits = 0
+            for e in ids:
+                i = index.get(e)
+                if i is not None:
+                    bits |= 1 << i
+            return bits
         buf = bytearray((self.n + 7) // 8)
         for e in ids:
             i = index.get(e)
@@ -161,6 +171,14 @@ class _Geo:
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         index, n = self.index, self.n
+        if n <= _SMALL:
+            # A few machine words: or-ing into the int is cheaper than the buffer.
+            bits = 0
+            for a, b in pairs:
+                i, j = index.get(a), index.get(b)
+                if i is not None and j is not None:
+                    bits |= 1 << (i * n + j)
+            return bits
         buf = bytearray((n * n + 7) // 8)
         for a, b in pairs:
             i, j = index.get(a), index.get(b)
@@ -372,7 +390,7 @@ class Evaluator:
         self._fn_of: dict[int, _Fn] = {}  # id(expression node) -> its compiled function
         # Where the compiled values live, for the generated functions (cat/inline.py).
         self._slots = Slots(fns=self._fn_of)
-        self._inliner = Inliner(self._slots, model.type_of)
+        self._inliner = Inliner(self._slots, model.type_of, _static_cache)
         self._compile_definitions()
         self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
         self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
@@ -445,8 +463,8 @@ class Evaluator:
             level = 1 + max((depth[n] for n in used), default=0)
             if isinstance(item, Definition):
                 fn, static = self._compile(item.expr)
-                if not static and isinstance(item.expr, Unary | Binary):
-                    fn = self._inliner.function(item.expr)
+                if isinstance(item.expr, Unary | Binary):
+                    fn = self._inliner.function(item.expr, static=static)
                 slots = [self._new_slot()]
                 self._readers[item.name] = (_slot_reader(slots[0], fn, static), static)
             else:

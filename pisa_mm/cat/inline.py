@@ -56,16 +56,27 @@ class Inliner:
     """Generates one function `f(c) -> int` (c: the evaluator's context, with `vals` and
     `geo`) for an expression whose closures are already compiled."""
 
-    def __init__(self, slots: Slots, type_of: Callable[[Expr], Ty]) -> None:
+    def __init__(
+        self,
+        slots: Slots,
+        type_of: Callable[[Expr], Ty],
+        cache: Callable[[int, Callable[[Any], int]], Callable[[Any], int]],
+    ) -> None:
         self.slots = slots
         self.type_of = type_of
+        self.cache = cache  # (slot, compute) -> a reader that stores into the static slot
         self.count = 0
+        self._static: dict[int, Callable[[Any], int]] = {}
 
-    def function(self, expr: Expr, wrap: str = "{}") -> Callable[[Any], Any]:
+    def function(
+        self, expr: Expr, wrap: str = "{}", *, static: bool = False
+    ) -> Callable[[Any], Any]:
         """The generated function of `expr`; `wrap` is a format string applied to the
-        expression's text (e.g. a check's test)."""
+        expression's text (e.g. a check's test). A `static` expression (computed once per
+        session) is inlined whole; a dynamic one reads its static sub-expressions from their
+        slots, each computed by a generated function of its own on first use."""
         env: dict[str, Any] = {}
-        body = wrap.format(self._expr(expr, env, 0))
+        body = wrap.format(self._expr(expr, env, 0, static))
         self.count += 1
         name = f"_inline{self.count}"
         source = f"def {name}(c):\n    vals = c.vals\n    geo = c.geo\n    return {body}\n"
@@ -89,11 +100,20 @@ class Inliner:
         t = self._tmp(env)
         return f"({t} if ({t} := vals[{slot}]) is not None else {self._bind(env, reader)}(c))"
 
-    def _expr(self, expr: Expr, env: dict[str, Any], depth: int) -> str:
+    def _static_reader(self, expr: Expr, slot: int) -> Callable[[Any], int]:
+        hit = self._static.get(id(expr))
+        if hit is None:
+            hit = self._static[id(expr)] = self.cache(slot, self.function(expr, static=True))
+        return hit
+
+    def _expr(self, expr: Expr, env: dict[str, Any], depth: int, static: bool) -> str:
         s = self.slots
-        hit = s.nodes.get(id(expr))
+        hit = None if static else s.nodes.get(id(expr))
         if hit is not None:
-            return self._slot(env, *hit)
+            slot = hit[0]
+            if depth > MAX_DEPTH:
+                return self._slot(env, *hit)
+            return self._slot(env, slot, self._static_reader(expr, slot))
         if depth > MAX_DEPTH:
             return f"{self._bind(env, s.fns[id(expr)])}(c)"
         match expr:
@@ -109,26 +129,32 @@ class Inliner:
             case Empty():
                 return "0"
             case Unary(op=op, arg=arg):
-                inner = self._expr(arg, env, depth + 1)
+                inner = self._expr(arg, env, depth + 1, static)
                 if op is UnaryOp.COMPLEMENT:
                     full = "geo.full_rel" if self.type_of(arg) is Ty.REL else "geo.rowmask"
                     return f"({full} ^ {inner})"
                 return f"geo.{_UNARY_METHOD[op]}({inner})"
             case Binary(op=op, left=left, right=right):
-                return self._binary(op, left, right, env, depth)
+                return self._binary(op, left, right, env, depth, static)
             case _:
                 assert_never(expr)
 
     def _binary(
-        self, op: BinaryOp, left: Expr, right: Expr, env: dict[str, Any], depth: int
+        self,
+        op: BinaryOp,
+        left: Expr,
+        right: Expr,
+        env: dict[str, Any],
+        depth: int,
+        static: bool,
     ) -> str:
         if op is BinaryOp.SEQ:
             if isinstance(left, Unary) and left.op is UnaryOp.IDENTITY:
-                return self._masked(left, right, env, depth, rows=True)
+                return self._masked(left, right, env, depth, static, rows=True)
             if isinstance(right, Unary) and right.op is UnaryOp.IDENTITY:
-                return self._masked(right, left, env, depth, rows=False)
-        a = self._expr(left, env, depth + 1)
-        b = self._expr(right, env, depth + 1)
+                return self._masked(right, left, env, depth, static, rows=False)
+        a = self._expr(left, env, depth + 1, static)
+        b = self._expr(right, env, depth + 1, static)
         if op is BinaryOp.UNION:
             return f"({a} | {b})"
         t = self._tmp(env)
@@ -144,14 +170,21 @@ class Inliner:
         return f"({value} if ({t} := {a}) else 0)"
 
     def _masked(
-        self, identity: Unary, rel: Expr, env: dict[str, Any], depth: int, *, rows: bool
+        self,
+        identity: Unary,
+        rel: Expr,
+        env: dict[str, Any],
+        depth: int,
+        static: bool,
+        *,
+        rows: bool,
     ) -> str:
-        hit = self.slots.masks.get((id(identity), rows))
+        hit = None if static else self.slots.masks.get((id(identity), rows))
         if hit is not None:
             mask = self._slot(env, *hit)
         else:
-            s = self._expr(identity.arg, env, depth + 1)
+            s = self._expr(identity.arg, env, depth + 1, static)
             mask = f"geo.{'rows' if rows else 'cols'}({s})"
-        r = self._expr(rel, env, depth + 1)
+        r = self._expr(rel, env, depth + 1, static)
         t = self._tmp(env)
         return f"({r} & {t} if ({t} := {mask}) else 0)"

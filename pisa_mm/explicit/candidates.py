@@ -13,7 +13,8 @@ callback sees complete coherence orders while rf is being chosen.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from pisa_mm.errors import PisaMMError
@@ -259,6 +260,9 @@ def _static_locations(paths: Sequence[Path], events: Sequence[Event]) -> dict[in
     return locs
 
 
+# At most this many coherence orders of one choice of paths are kept for its rf choices.
+_KEPT_ORDERS = 4096
+
 RfChoice = dict[int, int | None]
 CoOrders = dict[Location, tuple[int, ...]]
 
@@ -320,6 +324,20 @@ class _Choice:
             if e.kind in (Kind.WRITE, Kind.COLLECTIVE) and not _surely_determined(e)
         ]
         self.static_locs = _static_locations(paths, self.events)
+        # Accesses and collectives: the events that have a value, in event order.
+        self.valued = [
+            e.id for e in self.events if e.kind in (Kind.READ, Kind.WRITE, Kind.COLLECTIVE)
+        ]
+        # With fixed events and locations and constant written values (no collective), a
+        # read's value is that of the write it reads from: no resolver needed.
+        self.plain: dict[int, int] | None = None
+        if self.static_locs is not None and not self.collectives:
+            consts = {w.id: w.value for w in writes}
+            if all(isinstance(v, Const) for v in consts.values()):
+                self.plain = {w: v.value for w, v in consts.items() if isinstance(v, Const)}
+        # With fixed events and locations, the coherence orders are the same for every rf
+        # choice: enumerated once (when there are not too many to keep) and shared.
+        self._co_orders: list[CoOrders] | None = None
 
     def candidates(self) -> Iterator[Candidate]:
         if self.dead:
@@ -435,9 +453,20 @@ class _Choice:
 
     def _values(
         self, res: _Resolver
-    ) -> tuple[frozenset[int], dict[int, Location], dict[int, int], dict[tuple[int, int], int]]:
+    ) -> tuple[frozenset[int], Mapping[int, Location], dict[int, int], dict[tuple[int, int], int]]:
         """What happens under a complete rf (`res`, the resolver that checked it): event ids,
         locations, values, contributions."""
+        if self.static_locs is not None:
+            # Every event happens and every location is known (`_static_locations`).
+            plain = self.plain
+            if plain is not None:
+                rf = res.rf
+                fixed = {eid: plain[eid] if eid in plain else plain[rf[eid]] for eid in self.valued}  # type: ignore[index]
+            else:
+                fixed = {eid: res.value(eid) for eid in self.valued}
+            ids = frozenset(e.id for e in self.events)
+            contributions = {k: fixed[eid] for k, eid in self.collectives.items()}
+            return ids, self.static_locs, fixed, contributions
         happening = [e for e in self.events if e.thread is None or res.holds(e.guard)]
         locs: dict[int, Location] = {}
         values: dict[int, int] = {}
@@ -457,10 +486,33 @@ class _Choice:
 
     def _with_rf(self, rf: RfChoice, res: _Resolver) -> Iterator[Candidate]:
         ids, locs, values, contributions = self._values(res)
-        init_of, by_loc = _writes_by_location([self.es.events[i] for i in sorted(ids)], locs)
         pairs = _rf_pairs(rf)
-        for co in self._orders(init_of, by_loc, ids, locs, pairs):
-            yield self._candidate(ids, pairs, co, locs, values, contributions, {})
+        if self.static_locs is not None and self.prune is None:
+            orders: Iterable[CoOrders] = self._shared_orders(ids, locs)
+        else:
+            init_of, by_loc = _writes_by_location([self.es.events[i] for i in sorted(ids)], locs)
+            orders = self._orders(init_of, by_loc, ids, locs, pairs)
+        for co in orders:
+            # every order is a fresh dict (or one shared read-only): no copy
+            yield Candidate(self.paths, self.choice, ids, pairs, co, locs, values, contributions)
+
+    def _shared_orders(
+        self, ids: frozenset[int], locs: Mapping[int, Location]
+    ) -> Iterator[CoOrders]:
+        """The coherence orders of fixed events and locations: enumerated on the first rf
+        choice, kept when there are at most `_KEPT_ORDERS` of them."""
+        if self._co_orders is not None:
+            yield from self._co_orders
+            return
+        init_of, by_loc = _writes_by_location(self.events, locs)
+        count = math.prod(math.factorial(len(ws)) for ws in by_loc.values())
+        kept: list[CoOrders] = []
+        for co in self._orders(init_of, by_loc, ids, locs, frozenset()):
+            if count <= _KEPT_ORDERS:
+                kept.append(co)
+            yield co
+        if count <= _KEPT_ORDERS:
+            self._co_orders = kept
 
     def _orders(
         self,

@@ -91,14 +91,13 @@ PRUNE_ABOVE = 64
 
 
 class _Static:
-    """The static built-ins of a structure: sets computed once and restricted per event set,
-    relations computed on demand (see `_Base`)."""
+    """The static built-ins of a structure: sets computed once (the evaluator ignores the
+    events outside a candidate's universe), relations computed on demand (see `_Base`)."""
 
     def __init__(self, es: EventStructure) -> None:
         self.es = es
         self.sets = static_sets(es)
         self.rels = static_relations(es)
-        self._restricted: dict[frozenset[int], dict[str, frozenset[int]]] = {}
         # When every access has one possible location, the space sets and `loc` do not
         # depend on rf: computed here for all events, restricted per candidate like the
         # static ones (a candidate's `locs` are then those locations, of its accesses).
@@ -110,13 +109,25 @@ class _Static:
                     break
                 self.fixed_locs[e.id] = next(iter(e.locs))
         self._located: dict[frozenset[int], tuple[dict[str, frozenset[int]], Pairs]] = {}
+        self._sets: dict[
+            frozenset[int], tuple[tuple[int, ...], Mapping[str, frozenset[int]], Pairs]
+        ] = {}
 
-    def restricted(self, events: frozenset[int]) -> dict[str, frozenset[int]]:
-        """Static sets restricted to the events that happen (memoised)."""
-        hit = self._restricted.get(events)
-        if hit is None:
-            hit = self._restricted[events] = {name: s & events for name, s in self.sets.items()}
-        return hit
+    def sets_of(
+        self, cand: Candidate
+    ) -> tuple[tuple[int, ...], Mapping[str, frozenset[int]], Pairs]:
+        """A candidate's events in order, its sets and `loc` (memoised by its events when
+        they do not depend on rf)."""
+        hit = self._sets.get(cand.events)
+        if hit is not None:
+            return hit
+        ev = cand.events
+        # Unrestricted: the evaluator ignores ids outside the universe (`BaseRelations`).
+        space_sets, loc = self.located(cand)
+        out = (tuple(sorted(ev)), {**self.sets, **space_sets}, loc)
+        if self.fixed_locs is not None:
+            self._sets[ev] = out
+        return out
 
     def located(self, cand: Candidate) -> tuple[dict[str, frozenset[int]], Pairs]:
         """The space sets and `loc` of a candidate (memoised by its events when every
@@ -145,11 +156,9 @@ def _located(
 def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
-    sets = dict(static.restricted(ev))
-    space_sets, loc = static.located(cand)
-    sets.update(space_sets)
+    order, sets, loc = static.sets_of(cand)
     rels = {"loc": loc, "rf": cand.rf, "co": cand.co_pairs()}
-    return _Base(tuple(sorted(ev)), sets, rels, static.rels, ev)
+    return _Base(order, sets, rels, static.rels, ev)
 
 
 def _describe(es: EventStructure, eid: int, cand: Candidate) -> str:
