@@ -63,6 +63,8 @@ WITNESS_LIMIT = 8
 # Universes of at most this many events build their bit matrices (at most 1,024 bits) by
 # or-ing into an int (`_Geo.rel_bits`).
 _SMALL = 32
+# Entries of each memo of a small universe (`_Geo.closures`, `_Geo.composed`).
+_MEMO_LIMIT = 4096
 # Definitions this many levels deep (through other definitions) or more compute their
 # dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
 _DEEP = 32
@@ -140,7 +142,18 @@ def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
 class _Geo:
     """The dense indexing of one universe and the bit masks that go with it."""
 
-    __slots__ = ("colmask", "diag", "events", "full_rel", "index", "n", "rowmask", "spread8")
+    __slots__ = (
+        "closures",
+        "colmask",
+        "composed",
+        "diag",
+        "events",
+        "full_rel",
+        "index",
+        "n",
+        "rowmask",
+        "spread8",
+    )
 
     def __init__(self, events: tuple[int, ...]) -> None:
         n = len(events)
@@ -150,6 +163,12 @@ class _Geo:
         if len(self.index) != n:
             raise ValueError("BaseRelations.events has duplicates")
         self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
+        # On small universes, closures and compositions are memoised by value: the
+        # candidates of one session share many (hb of two spaces alike, the same sw under
+        # different co). Bounded: cleared when full.
+        small = n <= _SMALL
+        self.closures: dict[int, int] | None = {} if small else None
+        self.composed: dict[tuple[int, int], int] | None = {} if small else None
 
     # Bits are set in a bytearray and converted once: `bits |= 1 << k` on an int copies
     # it, which makes a relation of m pairs over n events cost m * n * n / 64.
@@ -210,6 +229,18 @@ class _Geo:
     def compose(self, a: int, b: int) -> int:
         if not a or not b:
             return 0
+        memo = self.composed
+        if memo is None:
+            return self._compose(a, b)
+        key = (a, b)
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            hit = memo[key] = self._compose(a, b)
+        return hit
+
+    def _compose(self, a: int, b: int) -> int:
         n, rowmask, colmask = self.n, self.rowmask, self.colmask
         out = 0
         # Sparse operands (rf, rmw, a few pairs): one step per pair beats n column steps.
@@ -236,6 +267,17 @@ class _Geo:
         return out
 
     def closure(self, r: int) -> int:
+        memo = self.closures
+        if memo is None:
+            return self._closure(r)
+        hit = memo.get(r)
+        if hit is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            hit = memo[r] = self._closure(r)
+        return hit
+
+    def _closure(self, r: int) -> int:
         n, rowmask, colmask = self.n, self.rowmask, self.colmask
         for k in range(n):
             col = (r >> k) & colmask
@@ -246,8 +288,18 @@ class _Geo:
         return r
 
     def transpose(self, r: int) -> int:
+        n = self.n
+        if r.bit_count() < n:
+            # Sparse (rf, rmw): one step per pair.
+            out = 0
+            while r:
+                low = r & -r
+                i, j = divmod(low.bit_length() - 1, n)
+                out |= 1 << (j * n + i)
+                r ^= low
+            return out
         # Row i becomes column i: spread it into a column vector and shift it by i.
-        out, n, rowmask = 0, self.n, self.rowmask
+        out, rowmask = 0, self.rowmask
         for i in range(n):
             row = (r >> (i * n)) & rowmask
             if row:

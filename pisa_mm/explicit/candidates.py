@@ -64,11 +64,12 @@ class Candidate:
         """The coherence relation: transitive, total on each location's writes (for a
         partial candidate: the placed prefix, before every pending write)."""
         out: set[tuple[int, int]] = set()
+        pending = self.pending
         for loc, order in self.co.items():
-            later = self.pending.get(loc, frozenset())
-            for i, a in enumerate(order):
-                out.update((a, b) for b in order[i + 1 :])
-                out.update((a, b) for b in later)
+            out.update(itertools.combinations(order, 2))  # (a, b) with a before b
+            later = pending.get(loc) if pending else None
+            if later:
+                out.update(itertools.product(order, later))
         return frozenset(out)
 
     def evaluate(self, es: EventStructure, expr: Expr) -> int:
@@ -361,6 +362,8 @@ class _Choice:
         value, guard or location, else None. With `complete`, every check must be
         decidable; otherwise undecidable ones pass."""
         res = _Resolver(self.es, dict(rf), self.collectives)
+        if not self.partial_checks and not (complete and self.complete_checks):
+            return res  # nothing here depends on rf
         checks = list(self.path_checks)
         read_from: set[int] = set()
         for r, w in rf.items():

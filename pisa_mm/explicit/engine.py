@@ -33,6 +33,7 @@ from pisa_mm.outcomes.condition import (
     verdict,
 )
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
+from pisa_mm.values.expr import Expr
 
 __all__ = ["Execution", "executions", "final_state", "run_test"]
 
@@ -270,21 +271,32 @@ def executions(
 
 
 def _project(
-    test: LitmusTest, es: EventStructure, cand: Candidate, obs: tuple[Observable, ...]
+    test: LitmusTest,
+    es: EventStructure,
+    cand: Candidate,
+    obs: tuple[Observable, ...],
+    regs: dict[int, dict[str, Expr]] | None = None,
 ) -> dict[Observable, int]:
-    """The final value of each observable in `cand`."""
+    """The final value of each observable in `cand`; `regs` memoises the final registers
+    of each path (by id: the structure keeps its paths alive) over a run's candidates."""
     out: dict[Observable, int] = {}
+    memo = {} if regs is None else regs
     for o in obs:
         match o:
             case RegObs():
-                out[o] = _final_reg(es, cand, o)
+                out[o] = _final_reg(es, cand, o, memo)
             case MemObs():
                 out[o] = _final_mem(es, cand, o)
     return out
 
 
-def _final_reg(es: EventStructure, cand: Candidate, o: RegObs) -> int:
-    regs = dict(cand.paths[o.thread].final_regs)
+def _final_reg(
+    es: EventStructure, cand: Candidate, o: RegObs, memo: dict[int, dict[str, Expr]]
+) -> int:
+    path = cand.paths[o.thread]
+    regs = memo.get(id(path))
+    if regs is None:
+        regs = memo[id(path)] = dict(path.final_regs)
     expr = regs.get(reg_key(o))
     if expr is None:
         return 0  # a register never written reads as 0 (as in events.semantics)
@@ -328,6 +340,7 @@ def run_test(
     positive = negative = cut = 0
     flags: dict[str, FlagWitness] = {}
     cut_flags: dict[str, FlagWitness] = {}
+    regs: dict[int, dict[str, Expr]] = {}
     for ex in executions(structure, model, prune=candidate_space(structure) > PRUNE_ABOVE):
         if not ex.allowed:
             continue
@@ -340,7 +353,7 @@ def run_test(
             for f in ex.flags:
                 flags.setdefault(f.name, f)
             continue
-        values = _project(test, structure, ex.candidate, obs)
+        values = _project(test, structure, ex.candidate, obs, regs)
         if not passes_filter(test, values):
             continue
         states.add(make_state(values))
