@@ -463,8 +463,8 @@ class _Choice:
             # Every event happens and every location is known (`_static_locations`).
             plain = self.plain
             if plain is not None:
-                rf = res.rf
-                fixed = {eid: plain[eid] if eid in plain else plain[rf[eid]] for eid in self.valued}  # type: ignore[index]
+                read = {r: plain[w] for r, w in res.rf.items() if w is not None}
+                fixed = {eid: plain[eid] if eid in plain else read[eid] for eid in self.valued}
             else:
                 fixed = {eid: res.value(eid) for eid in self.valued}
             ids = frozenset(e.id for e in self.events)

@@ -285,7 +285,7 @@ def evaluate(
         and all(isinstance(a, Const | ReadValue) for a in expr.args)
     ):
         check_apply(expr)
-        args = [_leaf(a, read_value) for a in expr.args]  # type: ignore[arg-type]
+        args = [_leaf(a, read_value) for a in expr.args if isinstance(a, Const | ReadValue)]
         arg_width = expr.args[0].width if expr.args else expr.width
         return apply_op(expr.op, args, expr.width, arg_width, expr.fmt)
     memo: dict[int, int] = {}
