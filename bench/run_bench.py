@@ -18,6 +18,8 @@ Sections (all by default; `--only a,b` picks some):
   work-group, 2 to 6 accesses) at system scope, with every order scheme (`--orders all`),
   every fence in place of each po edge (`--fences all`) and each access in turn made an
   atomic exchange, add or compare-and-swap (`--rmw none,xchg,add,cas`): 1,530 tests.
+  Then the CPU per test of the explicit and auto engines alone, each test loaded and
+  built before the clock starts (least of three passes).
 - `crossover`: the explicit and smt engines on generated scaling families
   (bench/families.py) of growing size, each run in a child process with a budget: their
   times, the ratio smt/explicit, the largest size each finishes; and the smt engine's two
@@ -182,6 +184,41 @@ def throughput(src: Path, suite: Path, n: int) -> dict[str, float]:
         what = "--jobs 1" if jobs else f"default jobs ({cores} cores)"
         print(f"  {what}: {wall:.2f} s wall, {cpu:.2f} s CPU: {n / wall:.0f} tests/s, "
               f"{n / cpu:.0f} tests per CPU second")  # fmt: skip
+    return figures
+
+
+# The engines' own CPU per test on the suite, in a child process on the tree: every test
+# loaded and built first (not timed), then judged three times, the least CPU time counted.
+_ENGINE_CPU = """
+import sys, time
+from pathlib import Path
+from pisa_mm.engines import EngineOptions, get_engine
+from pisa_mm.runner.job import cached_model, load_source
+model = cached_model("pisa")
+tests = [load_source(str(p), p.read_text("utf-8"), unroll=None, strict=False)
+         for p in sorted(Path(sys.argv[1]).rglob("*.litmus"))]
+for engine in sys.argv[2:]:
+    run = get_engine(engine)
+    best = float("inf")
+    for _ in range(3):
+        start = time.process_time()
+        for t in tests:
+            run(t.test, t.structure, model, EngineOptions(unroll=t.unroll))
+        best = min(best, time.process_time() - start)
+    print(engine, best / len(tests))
+"""
+
+
+def engine_cpu(src: Path, suite: Path, engines: tuple[str, ...]) -> dict[str, float]:
+    """CPU seconds per test of each engine alone (parse and build not counted)."""
+    env = dict(os.environ, PYTHONPATH=str(src))
+    argv = [sys.executable, "-P", "-c", _ENGINE_CPU, str(suite), *engines]
+    out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
+    figures = {
+        f"{name}_engine_ms": float(per) * 1000 for name, per in map(str.split, out.splitlines())
+    }
+    print("  engine alone (CPU per test, parse and build not counted): "
+          + ", ".join(f"{k.split('_')[0]} {v:.2f} ms" for k, v in figures.items()))  # fmt: skip
     return figures
 
 
@@ -370,12 +407,14 @@ def main() -> int:
                 _ratios("start-up", figures["this tree"], figures["baseline"], lower=True)
         if "throughput" in only:
             print(f"\nthroughput: pisa-mm run SUITE --no-time ({len(texts)} tests)")
-            figures = {}
+            figures, engines = {}, {}
             for label, src in trees:
                 print(f" {label} ({src})")
                 figures[label] = throughput(src, suite_dir, len(texts))
+                engines[label] = engine_cpu(src, suite_dir, ("explicit", "auto"))
             if args.baseline:
                 _ratios("throughput", figures["this tree"], figures["baseline"], lower=False)
+                _ratios("engine", engines["this tree"], engines["baseline"], lower=True)
         if "crossover" in only:
             print("\ncrossover: smt against explicit on scaling families")
             crossover(names, budget)

@@ -23,6 +23,7 @@ from itertools import pairwise
 from typing import Protocol, assert_never
 
 from pisa_mm.cat.builtins import BUILTINS
+from pisa_mm.cat.inline import Inliner, Slots
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -59,6 +60,11 @@ __all__ = [
 DEFAULT_DYNAMIC: frozenset[str] = frozenset({"rf", "co"})
 # How many offending pairs (or events) an `empty`/`flag` witness lists.
 WITNESS_LIMIT = 8
+# Universes of at most this many events build their bit matrices (at most 1,024 bits) by
+# or-ing into an int (`_Geo.rel_bits`).
+_SMALL = 32
+# Entries of each memo of a small universe (`_Geo.closures`, `_Geo.composed`).
+_MEMO_LIMIT = 4096
 # Definitions this many levels deep (through other definitions) or more compute their
 # dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
 _DEEP = 32
@@ -136,7 +142,18 @@ def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
 class _Geo:
     """The dense indexing of one universe and the bit masks that go with it."""
 
-    __slots__ = ("colmask", "diag", "events", "full_rel", "index", "n", "rowmask", "spread8")
+    __slots__ = (
+        "closures",
+        "colmask",
+        "composed",
+        "diag",
+        "events",
+        "full_rel",
+        "index",
+        "n",
+        "rowmask",
+        "spread8",
+    )
 
     def __init__(self, events: tuple[int, ...]) -> None:
         n = len(events)
@@ -146,11 +163,24 @@ class _Geo:
         if len(self.index) != n:
             raise ValueError("BaseRelations.events has duplicates")
         self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
+        # On small universes, closures and compositions are memoised by value: the
+        # candidates of one session share many (hb of two spaces alike, the same sw under
+        # different co). Bounded: cleared when full.
+        small = n <= _SMALL
+        self.closures: dict[int, int] | None = {} if small else None
+        self.composed: dict[tuple[int, int], int] | None = {} if small else None
 
     # Bits are set in a bytearray and converted once: `bits |= 1 << k` on an int copies
     # it, which makes a relation of m pairs over n events cost m * n * n / 64.
     def set_bits(self, ids: Iterable[int]) -> int:
         index = self.index
+        if self.n <= _SMALL:
+            bits = 0
+            for e in ids:
+                i = index.get(e)
+                if i is not None:
+                    bits |= 1 << i
+            return bits
         buf = bytearray((self.n + 7) // 8)
         for e in ids:
             i = index.get(e)
@@ -160,6 +190,14 @@ class _Geo:
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         index, n = self.index, self.n
+        if n <= _SMALL:
+            # A few machine words: or-ing into the int is cheaper than the buffer.
+            bits = 0
+            for a, b in pairs:
+                i, j = index.get(a), index.get(b)
+                if i is not None and j is not None:
+                    bits |= 1 << (i * n + j)
+            return bits
         buf = bytearray((n * n + 7) // 8)
         for a, b in pairs:
             i, j = index.get(a), index.get(b)
@@ -191,6 +229,18 @@ class _Geo:
     def compose(self, a: int, b: int) -> int:
         if not a or not b:
             return 0
+        memo = self.composed
+        if memo is None:
+            return self._compose(a, b)
+        key = (a, b)
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            hit = memo[key] = self._compose(a, b)
+        return hit
+
+    def _compose(self, a: int, b: int) -> int:
         n, rowmask, colmask = self.n, self.rowmask, self.colmask
         out = 0
         # Sparse operands (rf, rmw, a few pairs): one step per pair beats n column steps.
@@ -217,6 +267,17 @@ class _Geo:
         return out
 
     def closure(self, r: int) -> int:
+        memo = self.closures
+        if memo is None:
+            return self._closure(r)
+        hit = memo.get(r)
+        if hit is None:
+            if len(memo) >= _MEMO_LIMIT:
+                memo.clear()
+            hit = memo[r] = self._closure(r)
+        return hit
+
+    def _closure(self, r: int) -> int:
         n, rowmask, colmask = self.n, self.rowmask, self.colmask
         for k in range(n):
             col = (r >> k) & colmask
@@ -227,8 +288,18 @@ class _Geo:
         return r
 
     def transpose(self, r: int) -> int:
+        n = self.n
+        if r.bit_count() < n:
+            # Sparse (rf, rmw): one step per pair.
+            out = 0
+            while r:
+                low = r & -r
+                i, j = divmod(low.bit_length() - 1, n)
+                out |= 1 << (j * n + i)
+                r ^= low
+            return out
         # Row i becomes column i: spread it into a column vector and shift it by i.
-        out, n, rowmask = 0, self.n, self.rowmask
+        out, rowmask = 0, self.rowmask
         for i in range(n):
             row = (r >> (i * n)) & rowmask
             if row:
@@ -320,6 +391,12 @@ _BINARY: dict[BinaryOp, Callable[[_Geo, int, int], int]] = {
     BinaryOp.SEQ: _Geo.compose,
     BinaryOp.CARTESIAN: _Geo.cartesian,
 }
+_TEST_METHOD = {
+    CheckKind.ACYCLIC: "is_acyclic",
+    CheckKind.IRREFLEXIVE: "is_irreflexive",
+    CheckKind.EMPTY: "is_empty",
+    CheckKind.FLAG: "is_empty",
+}
 _TESTS: dict[CheckKind, Callable[[_Geo, int], bool]] = {
     CheckKind.ACYCLIC: _Geo.is_acyclic,
     CheckKind.IRREFLEXIVE: _Geo.is_irreflexive,
@@ -363,6 +440,9 @@ class Evaluator:
         # Defined or built-in name -> (function reading its value, whether it is static).
         self._readers: dict[str, tuple[_Fn, bool]] = {}
         self._fn_of: dict[int, _Fn] = {}  # id(expression node) -> its compiled function
+        # Where the compiled values live, for the generated functions (cat/inline.py).
+        self._slots = Slots(fns=self._fn_of)
+        self._inliner = Inliner(self._slots, model.type_of, _static_cache)
         self._compile_definitions()
         self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
         self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
@@ -435,6 +515,8 @@ class Evaluator:
             level = 1 + max((depth[n] for n in used), default=0)
             if isinstance(item, Definition):
                 fn, static = self._compile(item.expr)
+                if isinstance(item.expr, Unary | Binary):
+                    fn = self._inliner.function(item.expr, static=static)
                 slots = [self._new_slot()]
                 self._readers[item.name] = (_slot_reader(slots[0], fn, static), static)
             else:
@@ -445,6 +527,11 @@ class Evaluator:
                 if level > _DEEP:
                     forcing = _forcing(d.name, raw, deps, slot_of)
                     self._readers[d.name] = (forcing, self._readers[d.name][1])
+                    self._slots.calls[d.name] = forcing
+                elif isinstance(item, Definition):
+                    self._slots.names[d.name] = (slot, raw[d.name])
+                else:
+                    self._slots.calls[d.name] = raw[d.name]
 
     def _compile_rec_group(self, group: RecGroup) -> list[int]:
         slots = [self._new_slot() for _ in group.definitions]
@@ -470,8 +557,10 @@ class Evaluator:
         return slots
 
     def _compile_check(self, check: Check) -> Callable[[_Ctx], bool]:
-        fn, _ = self._compile(check.expr)
+        fn, static = self._compile(check.expr)
         holds = _TESTS[check.kind]
+        if not static and isinstance(check.expr, Unary | Binary):
+            return self._inliner.function(check.expr, f"geo.{_TEST_METHOD[check.kind]}({{}})")
 
         def test(c: _Ctx) -> bool:
             return holds(c.geo, fn(c))
@@ -482,7 +571,9 @@ class Evaluator:
         """The function computing `expr`, and whether it is static (no dynamic built-in)."""
         fn, static = self._compile_node(expr)
         if static and isinstance(expr, Unary | Binary):
-            fn = _static_cache(self._new_slot(), fn)
+            slot = self._new_slot()
+            fn = _static_cache(slot, fn)
+            self._slots.nodes[id(expr)] = (slot, fn)
         self._fn_of[id(expr)] = fn
         return fn, static
 
@@ -511,7 +602,9 @@ class Evaluator:
             # A built-in: fetched from the engine once per call (or per static session).
             static = name not in self.dynamic
             getter = _builtin_getter(name)
-            self._readers[name] = (_slot_reader(self._new_slot(), getter, static), static)
+            slot = self._new_slot()
+            self._readers[name] = (_slot_reader(slot, getter, static), static)
+            self._slots.names[name] = (slot, self._readers[name][0])
         return self._readers[name]
 
     def _compile_unary(self, op: UnaryOp, arg: Expr) -> tuple[_Fn, bool]:
@@ -561,7 +654,11 @@ class Evaluator:
         def compute_mask(c: _Ctx) -> int:
             return method(c.geo, s(c))
 
-        mask = _static_cache(self._new_slot(), compute_mask) if ss else compute_mask
+        mask: _Fn = compute_mask
+        if ss:
+            slot = self._new_slot()
+            mask = _static_cache(slot, compute_mask)
+            self._slots.masks[(id(identity), rows)] = (slot, mask)
 
         def h(c: _Ctx) -> int:
             m = mask(c)

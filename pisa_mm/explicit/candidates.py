@@ -13,7 +13,8 @@ callback sees complete coherence orders while rf is being chosen.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 
 from pisa_mm.errors import PisaMMError
@@ -64,11 +65,12 @@ class Candidate:
         """The coherence relation: transitive, total on each location's writes (for a
         partial candidate: the placed prefix, before every pending write)."""
         out: set[tuple[int, int]] = set()
+        pending = self.pending
         for loc, order in self.co.items():
-            later = self.pending.get(loc, frozenset())
-            for i, a in enumerate(order):
-                out.update((a, b) for b in order[i + 1 :])
-                out.update((a, b) for b in later)
+            out.update(itertools.combinations(order, 2))  # (a, b) with a before b
+            later = pending.get(loc) if pending else None
+            if later:
+                out.update(itertools.product(order, later))
         return frozenset(out)
 
     def evaluate(self, es: EventStructure, expr: Expr) -> int:
@@ -226,14 +228,6 @@ class _Resolver:
         raise _BadAddress
 
 
-def _try(check: Callable[[], bool]) -> bool | None:
-    """Run a check: its answer, or None when it needs an rf edge not chosen yet."""
-    try:
-        return check()
-    except _Unknown:
-        return None
-
-
 def candidates(
     es: EventStructure, prune: Prune | None = None, paths_wanted: PathFilter | None = None
 ) -> Iterator[Candidate]:
@@ -268,6 +262,9 @@ def _static_locations(paths: Sequence[Path], events: Sequence[Event]) -> dict[in
     return locs
 
 
+# At most this many coherence orders of one choice of paths are kept for its rf choices.
+_KEPT_ORDERS = 4096
+
 RfChoice = dict[int, int | None]
 CoOrders = dict[Location, tuple[int, ...]]
 
@@ -293,35 +290,96 @@ class _Choice:
         }
         self.reads = [e for e in self.events if e.kind is Kind.READ]
         writes = [e for e in self.events if e.kind is Kind.WRITE]
+        # The checks of `_consistent`, with those whose answer does not depend on rf (constant
+        # guards, fixed locations) decided here: an option that fails one is never tried, and
+        # only the others are run per rf choice (`_Checks`).
+        self.path_checks: list[_Check] = []
+        self.dead = False  # some path's guard is constant false: no candidate at all
+        for p in paths:
+            known = _known_guard(p.guard, True)
+            if known is None:
+                self.path_checks.append((_GUARD, p.guard, True))
+            elif not known:
+                self.dead = True
         self.sources: dict[int, list[int | None]] = {}
+        self.edge_checks: dict[tuple[int, int | None], list[_Check]] = {}
         for r in self.reads:
             options: list[int | None] = [w.id for w in writes if w.locs & r.locs]
             if not _always(r.guard):
                 options.append(None)  # the read may not happen
-            self.sources[r.id] = options
+            kept: list[int | None] = []
+            for w in options:
+                checks = _edge_checks(es, r, None if w is None else es.events[w])
+                if checks is not None:
+                    kept.append(w)
+                    self.edge_checks[(r.id, w)] = checks
+            self.sources[r.id] = kept
+        # Writes read from must happen: their guards, when not constant.
+        self.guarded_writes = {w.id for w in writes if not _always(w.guard)}
+        # Whether a partial rf choice can fail at all (else only complete ones are judged).
+        self.partial_checks = bool(
+            self.path_checks or self.guarded_writes or any(self.edge_checks.values())
+        )
+        self.complete_checks: list[_Check] = [
+            (_DETERMINED, e.id, True)
+            for e in self.events
+            if e.kind in (Kind.WRITE, Kind.COLLECTIVE) and not _surely_determined(e)
+        ]
         self.static_locs = _static_locations(paths, self.events)
+        # Accesses and collectives: the events that have a value, in event order.
+        self.valued = [
+            e.id for e in self.events if e.kind in (Kind.READ, Kind.WRITE, Kind.COLLECTIVE)
+        ]
+        # With fixed events and locations and constant written values (no collective), a
+        # read's value is that of the write it reads from: no resolver needed.
+        self.plain: dict[int, int] | None = None
+        if self.static_locs is not None and not self.collectives:
+            consts = {w.id: w.value for w in writes}
+            if all(isinstance(v, Const) for v in consts.values()):
+                self.plain = {w: v.value for w, v in consts.items() if isinstance(v, Const)}
+        # With fixed events and locations, the coherence orders are the same for every rf
+        # choice: enumerated once (when there are not too many to keep) and shared.
+        self._co_orders: list[CoOrders] | None = None
 
     def candidates(self) -> Iterator[Candidate]:
+        if self.dead:
+            return
         if self.prune is not None and self.static_locs is not None:
             # Events and locations are fixed: choose co first, so that every rf choice is
             # judged against a complete co (a stale read is cut as soon as it is chosen).
             ids = frozenset(e.id for e in self.events)
             init_of, by_loc = _writes_by_location(self.events, self.static_locs)
             for co in self._orders(init_of, by_loc, ids, self.static_locs, frozenset()):
-                for rf in self._assign(co):
-                    yield self._resolved(rf, co)
+                for rf, res in self._assign(co):
+                    yield self._resolved(rf, res, co)
         else:
-            for rf in self._assign(None):
-                yield from self._with_rf(rf)
+            for rf, res in self._assign(None):
+                yield from self._with_rf(rf, res)
 
     # ---------------------------------------------------------------- rf
 
-    def _consistent(self, rf: RfChoice, complete: bool) -> bool:
-        res = _Resolver(self.es, rf, self.collectives)
+    def _consistent(self, rf: RfChoice, complete: bool) -> _Resolver | None:
+        """The resolver of `rf` (its values memoised) if the chosen edges contradict no
+        value, guard or location, else None. With `complete`, every check must be
+        decidable; otherwise undecidable ones pass."""
+        res = _Resolver(self.es, dict(rf), self.collectives)
+        if not self.partial_checks and not (complete and self.complete_checks):
+            return res  # nothing here depends on rf
+        checks = list(self.path_checks)
+        read_from: set[int] = set()
+        for r, w in rf.items():
+            checks.extend(self.edge_checks[(r, w)])
+            if w is not None:
+                read_from.add(w)
+        # a write read from must happen
+        guarded = sorted(read_from & self.guarded_writes)
+        checks.extend((_GUARD, self.es.events[w].guard, True) for w in guarded)
+        if complete:
+            checks.extend(self.complete_checks)
         try:
-            return _consistent(self.es, res, rf, self.paths, self.events, complete)
+            return res if _consistent(self.es, res, checks, complete) else None
         except (_Cyclic, _BadAddress, _Absent):
-            return False
+            return None
 
     def _wanted(self, rf: RfChoice, co: CoOrders | None) -> bool:
         if self.prune is None or self.static_locs is None:
@@ -338,16 +396,21 @@ class _Choice:
             )
         )
 
-    def _assign(self, co: CoOrders | None) -> Iterator[RfChoice]:
+    def _assign(self, co: CoOrders | None) -> Iterator[tuple[RfChoice, _Resolver]]:
         """Complete, consistent rf choices (`co`, when given, is fixed for pruning), read by
-        read in depth-first order. Iterative: a test may have thousands of reads."""
+        read in depth-first order, each with its resolver. Iterative: a test may have
+        thousands of reads."""
         rf: RfChoice = {}
         reads = [r.id for r in self.reads]
         options = [self.sources[r] for r in reads]
         if not reads:
-            if self._consistent(rf, complete=True):
-                yield {}
+            res = self._consistent(rf, complete=True)
+            if res is not None:
+                yield {}, res
             return
+        # A partial choice needs judging only when some check depends on rf (a guard or a
+        # location computed from read values); else every partial choice is consistent.
+        partial = self.partial_checks
         pos = [0]  # per chosen read, the index of its next option
         while pos:
             k = len(pos) - 1
@@ -357,12 +420,16 @@ class _Choice:
                 continue
             rf[reads[k]] = options[k][pos[k]]
             pos[k] += 1
-            if not (self._consistent(rf, complete=False) and self._wanted(rf, co)):
+            if partial and self._consistent(rf, complete=False) is None:
+                continue
+            if not self._wanted(rf, co):
                 continue
             if k + 1 < len(reads):
                 pos.append(0)
-            elif self._consistent(rf, complete=True):
-                yield dict(rf)
+            else:
+                res = self._consistent(rf, complete=True)
+                if res is not None:
+                    yield dict(rf), res
 
     # ---------------------------------------------------------------- values and co
 
@@ -389,10 +456,21 @@ class _Choice:
         )
 
     def _values(
-        self, rf: RfChoice
-    ) -> tuple[frozenset[int], dict[int, Location], dict[int, int], dict[tuple[int, int], int]]:
-        """What happens under a complete rf: event ids, locations, values, contributions."""
-        res = _Resolver(self.es, rf, self.collectives)
+        self, res: _Resolver
+    ) -> tuple[frozenset[int], Mapping[int, Location], dict[int, int], dict[tuple[int, int], int]]:
+        """What happens under a complete rf (`res`, the resolver that checked it): event ids,
+        locations, values, contributions."""
+        if self.static_locs is not None:
+            # Every event happens and every location is known (`_static_locations`).
+            plain = self.plain
+            if plain is not None:
+                read = {r: plain[w] for r, w in res.rf.items() if w is not None}
+                fixed = {eid: plain[eid] if eid in plain else read[eid] for eid in self.valued}
+            else:
+                fixed = {eid: res.value(eid) for eid in self.valued}
+            ids = frozenset(e.id for e in self.events)
+            contributions = {k: fixed[eid] for k, eid in self.collectives.items()}
+            return ids, self.static_locs, fixed, contributions
         happening = [e for e in self.events if e.thread is None or res.holds(e.guard)]
         locs: dict[int, Location] = {}
         values: dict[int, int] = {}
@@ -406,16 +484,39 @@ class _Choice:
         contributions = {k: values[eid] for k, eid in self.collectives.items() if eid in ids}
         return ids, locs, values, contributions
 
-    def _resolved(self, rf: RfChoice, co: CoOrders) -> Candidate:
-        ids, locs, values, contributions = self._values(rf)
+    def _resolved(self, rf: RfChoice, res: _Resolver, co: CoOrders) -> Candidate:
+        ids, locs, values, contributions = self._values(res)
         return self._candidate(ids, _rf_pairs(rf), co, locs, values, contributions, {})
 
-    def _with_rf(self, rf: RfChoice) -> Iterator[Candidate]:
-        ids, locs, values, contributions = self._values(rf)
-        init_of, by_loc = _writes_by_location([self.es.events[i] for i in sorted(ids)], locs)
+    def _with_rf(self, rf: RfChoice, res: _Resolver) -> Iterator[Candidate]:
+        ids, locs, values, contributions = self._values(res)
         pairs = _rf_pairs(rf)
-        for co in self._orders(init_of, by_loc, ids, locs, pairs):
-            yield self._candidate(ids, pairs, co, locs, values, contributions, {})
+        if self.static_locs is not None and self.prune is None:
+            orders: Iterable[CoOrders] = self._shared_orders(ids, locs)
+        else:
+            init_of, by_loc = _writes_by_location([self.es.events[i] for i in sorted(ids)], locs)
+            orders = self._orders(init_of, by_loc, ids, locs, pairs)
+        for co in orders:
+            # every order is a fresh dict (or one shared read-only): no copy
+            yield Candidate(self.paths, self.choice, ids, pairs, co, locs, values, contributions)
+
+    def _shared_orders(
+        self, ids: frozenset[int], locs: Mapping[int, Location]
+    ) -> Iterator[CoOrders]:
+        """The coherence orders of fixed events and locations: enumerated on the first rf
+        choice, kept when there are at most `_KEPT_ORDERS` of them."""
+        if self._co_orders is not None:
+            yield from self._co_orders
+            return
+        init_of, by_loc = _writes_by_location(self.events, locs)
+        count = math.prod(math.factorial(len(ws)) for ws in by_loc.values())
+        kept: list[CoOrders] = []
+        for co in self._orders(init_of, by_loc, ids, locs, frozenset()):
+            if count <= _KEPT_ORDERS:
+                kept.append(co)
+            yield co
+        if count <= _KEPT_ORDERS:
+            self._co_orders = kept
 
     def _orders(
         self,
@@ -502,52 +603,86 @@ def _always(guard: Expr) -> bool:
     return isinstance(guard, Const) and guard.value != 0
 
 
+# A check of `_consistent`: (what, subject, expected). _GUARD: the guard expression
+# `subject` evaluates to `expected`; _SAME_LOC: the accesses `subject` (a (read, write) pair)
+# touch one location; _DETERMINED: event `subject`, if its guard holds, has a well-defined
+# value (and, for a write, location).
+_GUARD, _SAME_LOC, _DETERMINED = 0, 1, 2
+_Check = tuple[int, Expr | tuple[int, int] | int, bool]
+
+
+def _known_guard(guard: Expr, expected: bool) -> bool | None:
+    """Whether `guard` evaluates to `expected`, when it is a constant; else None."""
+    if isinstance(guard, Const):
+        return (guard.value != 0) == expected
+    return None
+
+
+def _fixed_location(e: Event) -> Location | None:
+    """The location of an access whose address is no computed value (as `_Resolver.location`)."""
+    if len(e.locs) == 1 and isinstance(e.addr, Const | None):
+        return next(iter(e.locs))
+    return None
+
+
+def _edge_checks(es: EventStructure, r: Event, w: Event | None) -> list[_Check] | None:
+    """The checks of reading from `w` (None: `r` does not happen) that depend on rf; None
+    when one that does not fails (the option is never consistent)."""
+    checks: list[_Check] = []
+    # a read happens (its guard holds) exactly when it reads from some write
+    known = _known_guard(r.guard, w is not None)
+    if known is None:
+        checks.append((_GUARD, r.guard, w is not None))
+    elif not known:
+        return None
+    if w is not None:
+        rl, wl = _fixed_location(r), _fixed_location(w)
+        if rl is None or wl is None:
+            checks.append((_SAME_LOC, (r.id, w.id), True))
+        elif rl != wl:
+            return None
+        if _known_guard(w.guard, True) is False:
+            return None
+    return checks
+
+
+def _surely_determined(e: Event) -> bool:
+    """The `_DETERMINED` check of `e` passes whatever rf is."""
+    if _known_guard(e.guard, False):
+        return True
+    if not _always(e.guard) or not isinstance(e.value, Const):
+        return False
+    return e.kind is not Kind.WRITE or _fixed_location(e) is not None
+
+
 def _consistent(
-    es: EventStructure,
-    res: _Resolver,
-    rf: Mapping[int, int | None],
-    paths: Sequence[Path],
-    events: Sequence[Event],
-    complete: bool,
+    es: EventStructure, res: _Resolver, checks: Sequence[_Check], complete: bool
 ) -> bool:
-    """False when the chosen rf edges already contradict values, guards or locations.
+    """False when a check fails under the chosen rf edges (values, guards, locations).
 
     With `complete`, every check must be decidable; otherwise undecidable ones pass.
     """
-
-    def guard_is(guard: Expr, expected: bool) -> Callable[[], bool]:
-        return lambda: res.holds(guard) == expected
-
-    def same_location(r: int, w: int) -> Callable[[], bool]:
-        return lambda: res.location(r) == res.location(w)
-
-    def determined(eid: int) -> Callable[[], bool]:
-        def check() -> bool:
-            e = es.events[eid]
-            if res.holds(e.guard):
-                res.value(eid)
-                if e.kind is Kind.WRITE:
-                    res.location(eid)
-            return True
-
-        return check
-
-    checks = [guard_is(p.guard, True) for p in paths]
-    read_from: set[int] = set()
-    for r, w in rf.items():
-        # a read happens (its guard holds) exactly when it reads from some write
-        checks.append(guard_is(es.events[r].guard, w is not None))
-        if w is not None:
-            read_from.add(w)
-            checks.append(same_location(r, w))
-    checks.extend(guard_is(es.events[w].guard, True) for w in sorted(read_from))
-    if complete:
-        # every happening write's and collective's value must be well defined
-        checks.extend(determined(e.id) for e in events if e.kind in (Kind.WRITE, Kind.COLLECTIVE))
-    for check in checks:
-        answer = _try(check)
-        if answer is False:
+    for what, subject, expected in checks:
+        try:
+            if what == _GUARD:
+                assert not isinstance(subject, int | tuple)
+                answer = res.holds(subject) == expected
+            elif what == _SAME_LOC:
+                assert isinstance(subject, tuple)
+                r, w = subject
+                answer = res.location(r) == res.location(w)
+            else:
+                assert isinstance(subject, int)
+                e = es.events[subject]
+                if res.holds(e.guard):
+                    res.value(subject)
+                    if e.kind is Kind.WRITE:
+                        res.location(subject)
+                answer = True
+        except _Unknown:
+            if complete:
+                raise RuntimeError("a complete rf choice left a value undetermined") from None
+            continue
+        if not answer:
             return False
-        if answer is None and complete:
-            raise RuntimeError("a complete rf choice left a value undetermined")
     return True

@@ -34,6 +34,7 @@ from pisa_mm.outcomes.condition import (
 )
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
 from pisa_mm.records import record
+from pisa_mm.values.expr import Expr
 
 __all__ = ["Execution", "executions", "final_state", "run_test"]
 
@@ -77,8 +78,12 @@ class _Base:
 
 
 # Built-ins that differ between candidates with the same events: the evaluator recomputes
-# only what depends on them. Space sets and loc depend on computed addresses, hence on rf.
+# only what depends on them. Space sets and loc depend on computed addresses, hence on rf,
+# unless every access has one possible location (`_Static.fixed_locs`): then they are
+# functions of the events, like the static built-ins, and so is everything computed from
+# them (`po \ loc`, `[M & GLOBAL]`, `conflict`...).
 _DYNAMIC = frozenset({"rf", "co", "loc", *SPACE_SETS})
+_DYNAMIC_FIXED = frozenset({"rf", "co"})
 
 # Pruning judges partial candidates, which costs more than it cuts on small candidate
 # spaces (explicit/size.py): below this estimate every candidate is judged whole. Measured
@@ -88,14 +93,13 @@ PRUNE_ABOVE = 64
 
 
 class _Static:
-    """The static built-ins of a structure: sets computed once and restricted per event set,
-    relations computed on demand (see `_Base`)."""
+    """The static built-ins of a structure: sets computed once (the evaluator ignores the
+    events outside a candidate's universe), relations computed on demand (see `_Base`)."""
 
     def __init__(self, es: EventStructure) -> None:
         self.es = es
         self.sets = static_sets(es)
         self.rels = static_relations(es)
-        self._restricted: dict[frozenset[int], dict[str, frozenset[int]]] = {}
         # When every access has one possible location, the space sets and `loc` do not
         # depend on rf: computed here for all events, restricted per candidate like the
         # static ones (a candidate's `locs` are then those locations, of its accesses).
@@ -107,13 +111,25 @@ class _Static:
                     break
                 self.fixed_locs[e.id] = next(iter(e.locs))
         self._located: dict[frozenset[int], tuple[dict[str, frozenset[int]], Pairs]] = {}
+        self._sets: dict[
+            frozenset[int], tuple[tuple[int, ...], Mapping[str, frozenset[int]], Pairs]
+        ] = {}
 
-    def restricted(self, events: frozenset[int]) -> dict[str, frozenset[int]]:
-        """Static sets restricted to the events that happen (memoised)."""
-        hit = self._restricted.get(events)
-        if hit is None:
-            hit = self._restricted[events] = {name: s & events for name, s in self.sets.items()}
-        return hit
+    def sets_of(
+        self, cand: Candidate
+    ) -> tuple[tuple[int, ...], Mapping[str, frozenset[int]], Pairs]:
+        """A candidate's events in order, its sets and `loc` (memoised by its events when
+        they do not depend on rf)."""
+        hit = self._sets.get(cand.events)
+        if hit is not None:
+            return hit
+        ev = cand.events
+        # Unrestricted: the evaluator ignores ids outside the universe (`BaseRelations`).
+        space_sets, loc = self.located(cand)
+        out = (tuple(sorted(ev)), {**self.sets, **space_sets}, loc)
+        if self.fixed_locs is not None:
+            self._sets[ev] = out
+        return out
 
     def located(self, cand: Candidate) -> tuple[dict[str, frozenset[int]], Pairs]:
         """The space sets and `loc` of a candidate (memoised by its events when every
@@ -142,11 +158,9 @@ def _located(
 def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
-    sets = dict(static.restricted(ev))
-    space_sets, loc = static.located(cand)
-    sets.update(space_sets)
+    order, sets, loc = static.sets_of(cand)
     rels = {"loc": loc, "rf": cand.rf, "co": cand.co_pairs()}
-    return _Base(tuple(sorted(ev)), sets, rels, static.rels, ev)
+    return _Base(order, sets, rels, static.rels, ev)
 
 
 def _describe(es: EventStructure, eid: int, cand: Candidate) -> str:
@@ -168,21 +182,30 @@ def _witness(es: EventStructure, name: str, ev: EvalResult, cand: Candidate) -> 
 
 
 class _Compiled:
-    """What the engine compiles from a model alone: the evaluator of every check, and that
-    of the axioms monotone in rf and co (for pruning; None when there are none), compiled
-    on first use (small tests are not pruned: explicit/engine.py PRUNE_ABOVE)."""
+    """What the engine compiles from a model alone, for one set of dynamic built-ins: the
+    evaluator of every check, and that of the axioms monotone in rf and co (for pruning;
+    None when there are none), each compiled on first use (small tests are not pruned:
+    PRUNE_ABOVE)."""
 
-    def __init__(self, model: Model) -> None:
+    def __init__(self, model: Model, dynamic: frozenset[str]) -> None:
         self.model = model
-        self.evaluator = Evaluator(model, dynamic=_DYNAMIC)
+        self.dynamic = dynamic
+        self._evaluator: Evaluator | None = None
         self._pruner: Evaluator | None = None
         self._pruner_done = False
+
+    @property
+    def evaluator(self) -> Evaluator:
+        if self._evaluator is None:
+            self._evaluator = Evaluator(self.model, dynamic=self.dynamic)
+        return self._evaluator
 
     @property
     def pruner(self) -> Evaluator | None:
         if not self._pruner_done:
             names = monotone_axioms(self.model, frozenset({"rf", "co"}))
-            self._pruner = Evaluator(self.model, checks=names, dynamic=_DYNAMIC) if names else None
+            if names:
+                self._pruner = Evaluator(self.model, checks=names, dynamic=self.dynamic)
             self._pruner_done = True
         return self._pruner
 
@@ -192,14 +215,16 @@ class _Compiled:
 _LOCAL = threading.local()
 
 
-def _compiled(model: Model) -> _Compiled:
-    cache: weakref.WeakKeyDictionary[Model, _Compiled] | None = getattr(_LOCAL, "cache", None)
+def _compiled(model: Model, fixed_locs: bool) -> _Compiled:
+    """The compiled model, for structures whose accesses have fixed locations or not."""
+    cache: weakref.WeakKeyDictionary[Model, tuple[_Compiled, _Compiled]] | None
+    cache = getattr(_LOCAL, "cache", None)
     if cache is None:
         cache = _LOCAL.cache = weakref.WeakKeyDictionary()
     hit = cache.get(model)
     if hit is None:
-        hit = cache[model] = _Compiled(model)
-    return hit
+        hit = cache[model] = (_Compiled(model, _DYNAMIC), _Compiled(model, _DYNAMIC_FIXED))
+    return hit[fixed_locs]
 
 
 def _pruner(static: _Static, evaluator: Evaluator | None) -> Prune | None:
@@ -232,7 +257,7 @@ def executions(
     `paths_wanted` restricts the enumeration to the path choices it accepts (liveness).
     """
     static = _Static(es)
-    compiled = _compiled(model)
+    compiled = _compiled(model, static.fixed_locs is not None)
     evaluator = compiled.evaluator
     pruner = _pruner(static, compiled.pruner) if prune else None
     for cand in candidates(es, pruner, paths_wanted):
@@ -247,21 +272,32 @@ def executions(
 
 
 def _project(
-    test: LitmusTest, es: EventStructure, cand: Candidate, obs: tuple[Observable, ...]
+    test: LitmusTest,
+    es: EventStructure,
+    cand: Candidate,
+    obs: tuple[Observable, ...],
+    regs: dict[int, dict[str, Expr]] | None = None,
 ) -> dict[Observable, int]:
-    """The final value of each observable in `cand`."""
+    """The final value of each observable in `cand`; `regs` memoises the final registers
+    of each path (by id: the structure keeps its paths alive) over a run's candidates."""
     out: dict[Observable, int] = {}
+    memo = {} if regs is None else regs
     for o in obs:
         match o:
             case RegObs():
-                out[o] = _final_reg(es, cand, o)
+                out[o] = _final_reg(es, cand, o, memo)
             case MemObs():
                 out[o] = _final_mem(es, cand, o)
     return out
 
 
-def _final_reg(es: EventStructure, cand: Candidate, o: RegObs) -> int:
-    regs = dict(cand.paths[o.thread].final_regs)
+def _final_reg(
+    es: EventStructure, cand: Candidate, o: RegObs, memo: dict[int, dict[str, Expr]]
+) -> int:
+    path = cand.paths[o.thread]
+    regs = memo.get(id(path))
+    if regs is None:
+        regs = memo[id(path)] = dict(path.final_regs)
     expr = regs.get(reg_key(o))
     if expr is None:
         return 0  # a register never written reads as 0 (as in events.semantics)
@@ -305,6 +341,7 @@ def run_test(
     positive = negative = cut = 0
     flags: dict[str, FlagWitness] = {}
     cut_flags: dict[str, FlagWitness] = {}
+    regs: dict[int, dict[str, Expr]] = {}
     for ex in executions(structure, model, prune=candidate_space(structure) > PRUNE_ABOVE):
         if not ex.allowed:
             continue
@@ -317,7 +354,7 @@ def run_test(
             for f in ex.flags:
                 flags.setdefault(f.name, f)
             continue
-        values = _project(test, structure, ex.candidate, obs)
+        values = _project(test, structure, ex.candidate, obs, regs)
         if not passes_filter(test, values):
             continue
         states.add(make_state(values))

@@ -275,14 +275,20 @@ def evaluate(
     `UnboundValueError` naming the value. ITE evaluates only the branch taken, and BAND/BOR
     stop at the first deciding operand, so values on untaken branches need no binding.
     """
+    # The common small cases (a constant, a read value, an operator over those) first,
+    # without the stack; same checks, same order of lookups, same errors.
+    if isinstance(expr, Const | ReadValue):
+        return _leaf(expr, read_value)
+    if (
+        isinstance(expr, Apply)
+        and expr.op not in _LAZY
+        and all(isinstance(a, Const | ReadValue) for a in expr.args)
+    ):
+        check_apply(expr)
+        args = [_leaf(a, read_value) for a in expr.args if isinstance(a, Const | ReadValue)]
+        arg_width = expr.args[0].width if expr.args else expr.width
+        return apply_op(expr.op, args, expr.width, arg_width, expr.fmt)
     memo: dict[int, int] = {}
-
-    def read(event: int, width: int) -> int:
-        try:
-            value = read_value(event)
-        except LookupError as exc:
-            raise UnboundValueError(f"the value read by event {event} is not bound") from exc
-        return value & _mask(width)
 
     def contrib(node: Contribution) -> int:
         if contribution is None:
@@ -308,12 +314,8 @@ def evaluate(
             stack.pop()
             continue
         match e:
-            case Const(value=value, width=width):
-                if width == BOOL and value not in (0, 1):
-                    raise MalformedExprError(f"BOOL constant {value} is neither 0 nor 1")
-                memo[key] = value if width == BOOL else value & _mask(width)
-            case ReadValue(event=event, width=width):
-                memo[key] = read(event, width)
+            case Const() | ReadValue():
+                memo[key] = _leaf(e, read_value)
             case Contribution():
                 memo[key] = contrib(e)
             case Apply():
@@ -327,6 +329,23 @@ def evaluate(
                 assert_never(e)
         stack.pop()
     return memo[id(expr)]
+
+
+# Operators that evaluate only some operands (`_next_needed`).
+_LAZY = frozenset({Op.ITE, Op.BAND, Op.BOR})
+
+
+def _leaf(e: Const | ReadValue, read_value: Callable[[int], int]) -> int:
+    """A constant's or a read value's value, as `evaluate` computes it."""
+    if isinstance(e, Const):
+        if e.width == BOOL and e.value not in (0, 1):
+            raise MalformedExprError(f"BOOL constant {e.value} is neither 0 nor 1")
+        return e.value if e.width == BOOL else e.value & _mask(e.width)
+    try:
+        value = read_value(e.event)
+    except LookupError as exc:
+        raise UnboundValueError(f"the value read by event {e.event} is not bound") from exc
+    return value & _mask(e.width)
 
 
 def _next_needed(e: Apply, memo: dict[int, int]) -> Expr | None:
