@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -315,9 +316,16 @@ def engine_names(
 
 
 def is_shipped_model(model: Model) -> bool:
+    return _in_models_dir(model.path)
+
+
+@functools.cache
+def _in_models_dir(path: str) -> bool:
+    """Whether the model file at `path` is a shipped one (asked for every test: the path
+    resolution is done once per model and process)."""
     from pisa_mm.cat.loader import MODELS_DIR
 
-    return Path(model.path).resolve().parent == MODELS_DIR.resolve()
+    return Path(path).resolve().parent == MODELS_DIR.resolve()
 
 
 def disagreements(results: Sequence[TestResult]) -> list[str]:
