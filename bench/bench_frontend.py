@@ -15,6 +15,7 @@ finish ends as `Unknown (timeout)` or `Unknown (memory)`, printed as the verdict
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
     python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
     python bench/bench_frontend.py --scale all [--sizes 250,500,1000,2000,4000] [--timeout 30]
+    python bench/bench_frontend.py --scale threads,stores --stages-only
 
 `--scale` adds three shapes (2,000 threads loading once each, a chain of dependent `iadd`s
 after a load, one thread loading into thousands of registers) and, per size, the CPU time
@@ -105,13 +106,6 @@ SCALE_SHAPES = {
 SCALE_STAGES = ("parse", "validate", "build", "static")
 
 
-def _rss() -> int:
-    """This process's peak RSS so far, in bytes."""
-    import resource
-
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-
-
 def _scale_child(shape: str, n: int, conn: Any) -> None:
     """Each stage's CPU seconds and the peak RSS growth it caused, in this fresh process."""
     from pisa_mm.events.build import build
@@ -131,38 +125,43 @@ def _scale_child(shape: str, n: int, conn: Any) -> None:
         incl_blocks(es)
         list(es.po.edges())
 
-    out: list[tuple[float, int]] = []
+    steps = (lambda v: parse_raw(v, "gen.litmus"), validate, build, static)
+    # first the CPU time of each stage, then (again, tracemalloc slows it) its peak memory
+    times: list[float] = []
     value: Any = text
-    steps = (
-        lambda v: parse_raw(v, "gen.litmus"),
-        validate,
-        build,
-        static,
-    )
     for step in steps:
-        before = _rss()
         t0 = time.process_time()
         value = step(value)
-        out.append((time.process_time() - t0, _rss() - before))
-    conn.send(out)
+        times.append(time.process_time() - t0)
+    peaks: list[int] = []
+    value = text
+    for step in steps:
+        value, _, peak = _stage(lambda: step(value))  # noqa: B023  # called at once
+        peaks.append(peak)
+    conn.send(list(zip(times, peaks, strict=True)))
 
 
 def _ratio(now: tuple[float, int], prev: tuple[float, int] | None) -> str:
+    """Growth of time and memory against the previous size ("-" where a figure is too
+    small to divide: under 10 ms or 100 kB)."""
     if prev is None:
         return ""
-    return f" x{now[0] / max(prev[0], 1e-3):.1f}/x{max(now[1], 1) / max(prev[1], 1):.1f}"
+    t = f"x{now[0] / prev[0]:.1f}" if prev[0] >= 0.01 else "-"
+    m = f"x{now[1] / prev[1]:.1f}" if prev[1] >= 100_000 else "-"
+    return f" {t}/{m}"
 
 
 def scale(args: argparse.Namespace) -> None:
-    """`--scale`: per shape and size, CPU time and peak RSS of each frontend stage (in a
-    fresh child process), then of `pisa-mm parse` and `pisa-mm run --timeout T` (whole
+    """`--scale`: per shape and size, CPU time and tracemalloc peak of each frontend stage
+    (in a fresh child process), then of `pisa-mm parse` and `pisa-mm run --timeout T` (whole
     commands, CPU of the command and its workers, peak RSS of the largest), with the growth
     ratio against the previous size (x2.0 is linear when the size doubles)."""
     shapes = args.scale.split(",") if args.scale != "all" else list(SCALE_SHAPES)
     sizes = [int(x) for x in args.sizes.split(",")]
     with tempfile.TemporaryDirectory() as tmp:
         for shape in shapes:
-            print(f"{shape}: CPU s / peak RSS growth MB per stage; whole commands")
+            print(f"{shape}: per stage CPU s and peak MB (tracemalloc); whole commands CPU s")
+            print("  and peak RSS MB; growth against the previous size (time/memory)")
             prev: list[tuple[float, int]] | None = None
             for n in sizes:
                 parent, child = mp.Pipe()
@@ -175,20 +174,23 @@ def scale(args: argparse.Namespace) -> None:
                     break
                 stages: list[tuple[float, int]] = parent.recv()
                 proc.join()
-                path = Path(tmp) / f"{shape}{n}.litmus"
-                path.write_text(SCALE_SHAPES[shape](n))
-                parse_cpu, parse_rss, _ = run_command(["parse", str(path)], args.budget)
-                limit = ["--timeout", f"{args.timeout:g}"]
-                run_cpu, run_rss, verdict = run_command(
-                    ["run", "-j", "1", "--no-time", *limit, str(path)], args.budget
-                )
-                figures = [*stages, (parse_cpu, parse_rss), (run_cpu, run_rss)]
-                names = [*SCALE_STAGES, "cmd parse", "cmd run"]
+                figures, names, verdict = stages, list(SCALE_STAGES), ""
+                if not args.stages_only:
+                    path = Path(tmp) / f"{shape}{n}.litmus"
+                    path.write_text(SCALE_SHAPES[shape](n))
+                    parse_cpu, parse_rss, _ = run_command(["parse", str(path)], args.budget)
+                    limit = ["--timeout", f"{args.timeout:g}"]
+                    run_cpu, run_rss, verdict = run_command(
+                        ["run", "-j", "1", "--no-time", *limit, str(path)], args.budget
+                    )
+                    figures = [*stages, (parse_cpu, parse_rss), (run_cpu, run_rss)]
+                    names += ["cmd parse", "cmd run"]
+                    verdict = f"  [{verdict}]"
                 cells = []
                 for i, (name, (t, m)) in enumerate(zip(names, figures, strict=True)):
                     growth = _ratio((t, m), None if prev is None else prev[i])
                     cells.append(f"{name} {t:6.2f}s {m / 2**20:7.1f}MB{growth}")
-                print(f"  {n:>6}  " + " | ".join(cells) + f"  [{verdict}]")
+                print(f"  {n:>6}  " + " | ".join(cells) + verdict)
                 prev = figures
 
 
@@ -298,6 +300,7 @@ def main() -> int:
     )
     ap.add_argument("--engines", default="auto", help="engines for `run` (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0, help="run's own --timeout")
+    ap.add_argument("--stages-only", action="store_true", help="--scale without the whole commands")
     ap.add_argument(
         "--scale",
         help="per-stage and whole-command CPU and peak RSS for these shapes (comma-separated "
