@@ -23,6 +23,13 @@ figures for it, and the ratios baseline / this tree.
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
     python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
     python bench/bench_frontend.py --parse [--baseline SRC] [--repeat 5]
+    python bench/bench_frontend.py --scale all [--sizes 250,500,1000,2000,4000] [--timeout 30]
+    python bench/bench_frontend.py --scale threads,stores --stages-only
+
+`--scale` adds three shapes (2,000 threads loading once each, a chain of dependent `iadd`s
+after a load, one thread loading into thousands of registers) and, per size, the CPU time
+and the peak RSS growth of each stage (parse, validate, build, the static relations' linear
+forms) and of whole `pisa-mm parse` and `pisa-mm run --timeout 30` commands.
 """
 
 from __future__ import annotations
@@ -67,6 +74,135 @@ def many_stores(n: int) -> str:
 
 
 SHAPES = {"threads": many_threads, "stores": many_stores}
+
+
+# ---------------------------------------------------------------- --scale (issue 14)
+
+
+def many_loads(n: int) -> str:
+    """`n` threads in their own work-groups, each loading @x once (all read the init)."""
+    lines = ["PISA ManyLoads", "{", "  .global .32b @x = 0;", "}"]
+    for i in range(n):
+        lines += [f"P{i} @ wg {i} {{", "  ld.global.32b %r0, [@x];", "}"]
+    lines.append("exists (P0:%r0 == 1)")
+    return "\n".join(lines) + "\n"
+
+
+def iadd_chain(n: int) -> str:
+    """A load, then `n` dependent `iadd`s on its value and a store of the sum; a second
+    thread stores to the same location (two final states)."""
+    lines = ["PISA IaddChain", "{", "  .global .32b @x = 0;", "}", "P0 @ wg 0 {"]
+    lines.append("  ld.global.32b %r0, [@x];")
+    lines += ["  iadd.32b %r0, %r0, 1;"] * n
+    lines += ["  st.global.32b [@x], %r0;", "}", "P1 @ wg 1 {", "  st.global.32b [@x], 5;", "}"]
+    lines.append(f"exists (P0:%r0 == {n})")
+    return "\n".join(lines) + "\n"
+
+
+def many_registers(n: int) -> str:
+    """One thread loading @x into `n` distinct registers, a second thread storing to it."""
+    lines = ["PISA ManyRegisters", "{", "  .global .32b @x = 0;", "}", "P0 @ wg 0 {"]
+    lines += [f"  ld.global.32b %r{i}, [@x];" for i in range(n)]
+    lines += ["}", "P1 @ wg 1 {", "  st.global.32b [@x], 1;", "}", "exists (P0:%r0 == 1)"]
+    return "\n".join(lines) + "\n"
+
+
+SCALE_SHAPES = {
+    "threads": many_threads,
+    "stores": many_stores,
+    "loads": many_loads,
+    "chain": iadd_chain,
+    "registers": many_registers,
+}
+SCALE_STAGES = ("parse", "validate", "build", "static")
+
+
+def _scale_child(shape: str, n: int, conn: Any) -> None:
+    """Each stage's CPU seconds and the peak RSS growth it caused, in this fresh process."""
+    from pisa_mm.events.build import build
+    from pisa_mm.events.relations import incl_blocks, static_relations, static_sets
+    from pisa_mm.litmus.parser import parse_raw
+    from pisa_mm.litmus.validate import validate
+
+    text = SCALE_SHAPES[shape](n)
+
+    def static(es: Any) -> None:
+        # what the relations' linear forms cost: the sets, the equivalence classes, incl's
+        # blocks, po's edges and the dependency pairs (all-pairs streams are the engines')
+        rels = static_relations(es)
+        static_sets(es)
+        for name in ("int", "sinstr", "same-sg", "same-wg", "same-gpu"):
+            rels.classes(name)
+        incl_blocks(es)
+        list(es.po.edges())
+
+    steps = (lambda v: parse_raw(v, "gen.litmus"), validate, build, static)
+    # first the CPU time of each stage, then (again, tracemalloc slows it) its peak memory
+    times: list[float] = []
+    value: Any = text
+    for step in steps:
+        t0 = time.process_time()
+        value = step(value)
+        times.append(time.process_time() - t0)
+    peaks: list[int] = []
+    value = text
+    for step in steps:
+        value, _, peak = _stage(lambda: step(value))  # noqa: B023  # called at once
+        peaks.append(peak)
+    conn.send(list(zip(times, peaks, strict=True)))
+
+
+def _ratio(now: tuple[float, int], prev: tuple[float, int] | None) -> str:
+    """Growth of time and memory against the previous size ("-" where a figure is too
+    small to divide: under 10 ms or 100 kB)."""
+    if prev is None:
+        return ""
+    t = f"x{now[0] / prev[0]:.1f}" if prev[0] >= 0.01 else "-"
+    m = f"x{now[1] / prev[1]:.1f}" if prev[1] >= 100_000 else "-"
+    return f" {t}/{m}"
+
+
+def scale(args: argparse.Namespace) -> None:
+    """`--scale`: per shape and size, CPU time and tracemalloc peak of each frontend stage
+    (in a fresh child process), then of `pisa-mm parse` and `pisa-mm run --timeout T` (whole
+    commands, CPU of the command and its workers, peak RSS of the largest), with the growth
+    ratio against the previous size (x2.0 is linear when the size doubles)."""
+    shapes = args.scale.split(",") if args.scale != "all" else list(SCALE_SHAPES)
+    sizes = [int(x) for x in args.sizes.split(",")]
+    with tempfile.TemporaryDirectory() as tmp:
+        for shape in shapes:
+            print(f"{shape}: per stage CPU s and peak MB (tracemalloc); whole commands CPU s")
+            print("  and peak RSS MB; growth against the previous size (time/memory)")
+            prev: list[tuple[float, int]] | None = None
+            for n in sizes:
+                parent, child = mp.Pipe()
+                proc = mp.Process(target=_scale_child, args=(shape, n, child))
+                proc.start()
+                if not parent.poll(args.budget):
+                    proc.kill()
+                    proc.join()
+                    print(f"  {n:>6}  stages over the {args.budget:.0f} s budget")
+                    break
+                stages: list[tuple[float, int]] = parent.recv()
+                proc.join()
+                figures, names, verdict = stages, list(SCALE_STAGES), ""
+                if not args.stages_only:
+                    path = Path(tmp) / f"{shape}{n}.litmus"
+                    path.write_text(SCALE_SHAPES[shape](n))
+                    parse_cpu, parse_rss, _ = run_command(["parse", str(path)], args.budget)
+                    limit = ["--timeout", f"{args.timeout:g}"]
+                    run_cpu, run_rss, verdict = run_command(
+                        ["run", "-j", "1", "--no-time", *limit, str(path)], args.budget
+                    )
+                    figures = [*stages, (parse_cpu, parse_rss), (run_cpu, run_rss)]
+                    names += ["cmd parse", "cmd run"]
+                    verdict = f"  [{verdict}]"
+                cells = []
+                for i, (name, (t, m)) in enumerate(zip(names, figures, strict=True)):
+                    growth = _ratio((t, m), None if prev is None else prev[i])
+                    cells.append(f"{name} {t:6.2f}s {m / 2**20:7.1f}MB{growth}")
+                print(f"  {n:>6}  " + " | ".join(cells) + verdict)
+                prev = figures
 
 
 def _stage(fn: Any) -> tuple[Any, float, int]:
@@ -245,9 +381,20 @@ def main() -> int:
     ap.add_argument("--parse", action="store_true", help="the litmus parser on a small suite")
     ap.add_argument("--baseline", type=Path, help="--parse: a source tree to compare with")
     ap.add_argument("--repeat", type=int, default=5, help="--parse: processes for start-up")
+    ap.add_argument("--stages-only", action="store_true", help="--scale without the whole commands")
+    ap.add_argument(
+        "--scale",
+        help="per-stage and whole-command CPU and peak RSS for these shapes (comma-separated "
+        f"{','.join(SCALE_SHAPES)}, or all); run's --timeout defaults to 30 here",
+    )
     args = ap.parse_args()
     if args.parse:
         parse_bench(args)
+        return 0
+    if args.scale:
+        if "--timeout" not in sys.argv:
+            args.timeout = 30.0
+        scale(args)
         return 0
     shapes = ("threads", "stores") if args.shape == "both" else (args.shape,)
     if args.commands:

@@ -321,7 +321,8 @@ def is_shipped_model(model: Model) -> bool:
 
 @functools.cache
 def _in_models_dir(path: str) -> bool:
-    """Resolved once per model file, not once per test (a suite asks for every test)."""
+    """Whether the model file at `path` is a shipped one (asked for every test: the path
+    resolution is done once per model and process)."""
     from pisa_mm.cat.loader import MODELS_DIR
 
     return Path(path).resolve().parent == MODELS_DIR.resolve()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import field, replace
+from dataclasses import field
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import deps as dp
@@ -51,8 +51,8 @@ from pisa_mm.litmus.program import (
     WaitGroup,
 )
 from pisa_mm.records import record
-from pisa_mm.values.eval import map_leaves, postorder
-from pisa_mm.values.expr import BOOL, TRUE, Const, Contribution, Expr, Op, ReadValue
+from pisa_mm.values.eval import postorder
+from pisa_mm.values.expr import BOOL, TRUE, Apply, Const, Contribution, Expr, Op, ReadValue
 
 DEFAULT_UNROLL = 2
 
@@ -66,6 +66,7 @@ _REGION = {
 _ALIGN = 16
 
 _BOTH = frozenset({Space.GLOBAL, Space.SHARED})
+_ADDR_MASK = (1 << sem.ADDR_WIDTH) - 1
 
 
 # ---------------------------------------------------------------- layout and placement
@@ -207,7 +208,9 @@ class _Builder:
         for i, p in enumerate(self.places):
             if not p.host:
                 self.lanes.setdefault((p.gpu, p.wg, p.sg), []).append(i)
-        self.events: list[Event] = []
+        # each event's fields, with ids before the init writes are counted: the Events are
+        # made once, at the end, with their final ids (see `_finish`)
+        self.events: list[dict[str, object]] = []
         self.rmw: set[tuple[int, int]] = set()
         self.aso: set[tuple[int, int]] = set()
         self.async_ids: set[int] = set()
@@ -237,15 +240,8 @@ class _Builder:
         self.src_ctrl[eid] = st.cdeps | ctrl_src
         fields.setdefault("guard", st.guard)
         fields.setdefault("parent", st.parent)
-        ev = Event(
-            id=eid,
-            thread=thread,
-            instr=ins.index,
-            span=ins.span,
-            text=ins.text,
-            **fields,  # type: ignore[arg-type]
-        )
-        self.events.append(ev)
+        fields.update(id=eid, thread=thread, instr=ins.index, span=ins.span, text=ins.text)
+        self.events.append(fields)
         st.events.append(eid)
         return eid
 
@@ -289,7 +285,7 @@ class _Builder:
             span, text = ins.span, f"{ins.text}  (invalid address)"
         else:
             span, text = ins.span, ins.text
-        ev = Event(
+        ev: dict[str, object] = dict(
             id=eid,
             thread=thread,
             kind=Kind.EXIT,
@@ -483,21 +479,28 @@ class _Builder:
                     st = taken
                     continue
                 case Load() | Store() | IAtom() | FAtom():
-                    if (bad := self._invalid_address(st, ins, op, t)) is not None:
+                    # the address is computed once for the check and the access: splitting
+                    # off the invalid addresses changes only the guard
+                    base = sem.address(st.regs, op.addr, self.layout)
+                    if (bad := self._invalid_address(st, ins, op, t, base)) is not None:
                         self._exit(bad, t, ins, invalid=True)
-                    self._step(st, ins, t)
+                    if isinstance(op, Load):
+                        self._load(st, ins, op, t, base)
+                    elif isinstance(op, Store):
+                        self._store(st, ins, op, t, base)
+                    else:
+                        self._atomic(st, ins, op, t, base)
                 case _:
                     self._step(st, ins, t)
             st.pc += 1
 
     def _invalid_address(
-        self, st: _State, ins: Instruction, op: Load | Store | IAtom | FAtom, t: int
+        self, st: _State, ins: Instruction, op: Load | Store | IAtom | FAtom, t: int, base: Expr
     ) -> _State | None:
-        """Split off the executions where the access's computed address is none of the
-        locations it may touch (undefined behaviour, `invalid-address`): the returned state
-        ends there; `st` continues where every address is valid. None when every address
-        is surely valid (constant addresses are checked when they are resolved)."""
-        base = sem.address(st.regs, op.addr, self.layout)
+        """Split off the executions where the access's computed address `base` is none of
+        the locations it may touch (undefined behaviour, `invalid-address`): the returned
+        state ends there; `st` continues where every address is valid. None when every
+        address is surely valid (constant addresses are checked when they are resolved)."""
         if isinstance(base, Const):
             return None
         if isinstance(op, IAtom | FAtom):
@@ -508,7 +511,7 @@ class _Builder:
         allowed = self._allowed(op.space, atomic, t)
         valid: list[Expr] = []
         for i in range(count):
-            addr = sem.mk(Op.ADD, (base, Const(i * width // 8, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+            addr = _element(base, i * width // 8)
             locs = self._resolve(addr, allowed, width, t, ins.span, write=write)
             hits = sorted({self._address(loc) for loc in locs})
             valid.append(
@@ -542,12 +545,6 @@ class _Builder:
         regs = st.regs
         lay = self.layout
         match op:
-            case Load():
-                self._load(st, ins, op, t)
-            case Store():
-                self._store(st, ins, op, t)
-            case IAtom() | FAtom():
-                self._atomic(st, ins, op, t)
             case Fence():
                 self._regular(
                     st, ins, t, kind=Kind.FENCE, tag=Tag.PLAIN, order=op.order,
@@ -587,17 +584,16 @@ class _Builder:
                 st.deps[sem.reg_key(op.dst)] = dp.NONE
             case Collective():
                 self._collective(st, ins, op, t)
-            case Goto() | Return():
-                raise AssertionError("control flow is handled by _run")
+            case Goto() | Return() | Load() | Store() | IAtom() | FAtom():
+                raise AssertionError("control flow and accesses are handled by _run")
 
-    def _load(self, st: _State, ins: Instruction, op: Load, t: int) -> None:
-        base = sem.address(st.regs, op.addr, self.layout)
+    def _load(self, st: _State, ins: Instruction, op: Load, t: int, base: Expr) -> None:
         addr_src = dp.address_sources(st.deps, op.addr)
         order = Order.NA if op.order is None else op.order
         allowed = self._allowed(op.space, order is not Order.NA, t)
         nbytes = op.width // 8
         for i in range(op.vec):
-            addr = sem.mk(Op.ADD, (base, Const(i * nbytes, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+            addr = _element(base, i * nbytes)
             locs = self._resolve(addr, allowed, op.width, t, ins.span, write=False)
             eid = self._regular(
                 st, ins, t, addr_src=addr_src, kind=Kind.READ, tag=Tag.PLAIN, order=order,
@@ -609,14 +605,13 @@ class _Builder:
             st.regs[key] = ReadValue(eid, op.width)
             st.deps[key] = frozenset({ReadValue(eid, op.width)})
 
-    def _store(self, st: _State, ins: Instruction, op: Store, t: int) -> None:
-        base = sem.address(st.regs, op.addr, self.layout)
+    def _store(self, st: _State, ins: Instruction, op: Store, t: int, base: Expr) -> None:
         addr_src = dp.address_sources(st.deps, op.addr)
         order = Order.NA if op.order is None else op.order
         allowed = self._allowed(op.space, order is not Order.NA, t)
         nbytes = op.width // 8
         for i in range(op.vec):
-            addr = sem.mk(Op.ADD, (base, Const(i * nbytes, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+            addr = _element(base, i * nbytes)
             locs = self._resolve(addr, allowed, op.width, t, ins.span, write=True)
             src = op.src
             if op.vec > 1 and isinstance(src, Reg):
@@ -633,9 +628,8 @@ class _Builder:
                 generic=op.space is AddrSpace.GENERIC,
             )  # fmt: skip
 
-    def _atomic(self, st: _State, ins: Instruction, op: IAtom | FAtom, t: int) -> None:
+    def _atomic(self, st: _State, ins: Instruction, op: IAtom | FAtom, t: int, addr: Expr) -> None:
         width = sem.atom_width(op)
-        addr = sem.address(st.regs, op.addr, self.layout)
         allowed = self._allowed(op.space, True, t)
         locs = self._resolve(addr, allowed, width, t, ins.span, write=True)
         r_order, w_order = sem.rmw_orders(op.order)
@@ -742,6 +736,13 @@ class _Builder:
         st.collectives += 1
 
 
+def _element(base: Expr, offset: int) -> Expr:
+    """The address of the element at byte `offset` from `base` (`mk` folds a constant)."""
+    if isinstance(base, Const):
+        return Const((base.value + offset) & _ADDR_MASK, sem.ADDR_WIDTH)
+    return sem.mk(Op.ADD, (base, Const(offset, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+
+
 def _spaces(locs: frozenset[Location]) -> frozenset[Space]:
     return frozenset(loc.space for loc in locs)
 
@@ -749,22 +750,48 @@ def _spaces(locs: frozenset[Location]) -> frozenset[Space]:
 # ---------------------------------------------------------------- id shifting
 
 
-def _shift(expr: Expr, n: int) -> Expr:
-    def leaf(e: Expr) -> Expr:
-        return ReadValue(e.event + n, e.width) if isinstance(e, ReadValue) else e
+class _Shift:
+    """Expressions with every read id moved past the `n` init writes. Guards, values and
+    addresses share their nodes across events and paths, so each node is rebuilt once per
+    structure (`memo`, by identity; `keep` holds the originals so that no id is reused)."""
 
-    return map_leaves(expr, leaf)
+    def __init__(self, n: int) -> None:
+        self.n = n
+        self.memo: dict[int, Expr] = {}
+        self.keep: list[Expr] = []
 
+    def __call__(self, expr: Expr) -> Expr:
+        if isinstance(expr, Const):
+            return expr
+        memo = self.memo
+        hit = memo.get(id(expr))
+        if hit is not None:
+            return hit
+        for e in postorder(expr, memo):
+            new: Expr = e
+            if isinstance(e, ReadValue):
+                new = ReadValue(e.event + self.n, e.width)
+            elif isinstance(e, Apply):
+                args = tuple(memo[id(a)] for a in e.args)
+                if any(x is not y for x, y in zip(args, e.args, strict=True)):
+                    new = Apply(e.op, args, e.width, e.fmt)
+            memo[id(e)] = new
+            self.keep.append(e)
+        return memo[id(expr)]
 
-def _shift_event(ev: Event, n: int) -> Event:
-    return replace(
-        ev,
-        id=ev.id + n,
-        parent=None if ev.parent is None else ev.parent + n,
-        addr=None if ev.addr is None else _shift(ev.addr, n),
-        value=None if ev.value is None else _shift(ev.value, n),
-        guard=_shift(ev.guard, n),
-    )
+    def event(self, fields: dict[str, object]) -> Event:
+        """The Event of fields recorded by the builder, its ids shifted."""
+        n = self.n
+        fields["id"] += n  # type: ignore[operator]
+        parent = fields["parent"]
+        if parent is not None:
+            fields["parent"] = parent + n  # type: ignore[operator]
+        for key in ("addr", "value"):
+            expr = fields[key]
+            if expr is not None:
+                fields[key] = self(expr)  # type: ignore[arg-type]
+        fields["guard"] = self(fields["guard"])  # type: ignore[arg-type]
+        return Event(**fields)  # type: ignore[arg-type]  # Event's fields, checked by Event
 
 
 def _shift_pairs(pairs: Iterable[tuple[int, int]], n: int) -> frozenset[tuple[int, int]]:
@@ -843,7 +870,9 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     for thread in test.threads:
         b.run_thread(thread)
 
-    accessed = {loc for ev in b.events for loc in ev.locs}
+    accessed: set[Location] = set()
+    for fields in b.events:
+        accessed.update(fields["locs"])  # type: ignore[arg-type]
     init_locs = sorted(accessed, key=lambda loc: (_addr_of(b.layout, loc), loc))
     n = len(init_locs)
     inits: list[Event] = []
@@ -866,7 +895,8 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     for loc in _observed(test, b.layout) - accessed:
         init_values[loc] = _init_value(b.decls[loc.var], loc.offset)
 
-    events = tuple(inits) + tuple(_shift_event(ev, n) for ev in b.events)
+    shift = _Shift(n)
+    events = tuple(inits) + tuple(shift.event(fields) for fields in b.events)
     threads = tuple(
         ThreadStructure(
             index=t.index,
@@ -875,8 +905,8 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
             paths=tuple(
                 Path(
                     tuple(e + n for e in p.events),
-                    _shift(p.guard, n),
-                    tuple((k, _shift(v, n)) for k, v in p.final_regs),
+                    shift(p.guard),
+                    tuple((k, shift(v)) for k, v in p.final_regs),
                     p.returned,
                     p.cut,
                     p.invalid,

@@ -84,30 +84,8 @@ _SCOPE_SETS = {"SG": Scope.SG, "WG": Scope.WG, "GPU": Scope.GPU, "SYS": Scope.SY
 Pairs = frozenset[tuple[int, int]]
 
 
-def _select(es: EventStructure, pred: Callable[[Event], bool]) -> frozenset[int]:
-    return frozenset(e.id for e in es.events if pred(e))
-
-
 def _is_access(e: Event) -> bool:
     return e.kind in (Kind.READ, Kind.WRITE)
-
-
-def _has_order(order: Order) -> Callable[[Event], bool]:
-    # NA names the non-atomic accesses only: EXIT and collectives carry NA as "no order"
-    return lambda e: e.order is order and (order is not Order.NA or _is_access(e))
-
-
-def _has_scope(scope: Scope) -> Callable[[Event], bool]:
-    return lambda e: e.scope is scope
-
-
-def _in_space(space: Space) -> Callable[[Event], bool]:
-    def member(e: Event) -> bool:
-        if e.kind is Kind.FENCE:
-            return space in e.spaces
-        return _is_access(e) and e.spaces == frozenset({space})
-
-    return member
 
 
 def _unscoped(es: EventStructure) -> frozenset[int]:
@@ -130,35 +108,57 @@ def _unscoped(es: EventStructure) -> frozenset[int]:
     return frozenset(out)
 
 
+# the sets in the order `static_sets` gives them, before UNSCOPED and the order, scope and
+# space sets
+_FIXED_SETS: tuple[str, ...] = ("_", "R", "W", "M", "F", "IW", "ARRIVE", "DEPART", "ASYNC")
+_FIXED_SETS += ("RMW", "EXIT", "RET", "BADADDR", "HOST", "GENERIC")
+_KIND_SETS = {Kind.READ: ("R", "M"), Kind.WRITE: ("W", "M"), Kind.FENCE: ("F",)}
+_TAG_SETS = {Tag.INIT: "IW", Tag.ARRIVE: "ARRIVE", Tag.DEPART: "DEPART", Tag.ASYNC: "ASYNC"}
+_TAG_SETS[Tag.RMW] = "RMW"
+_ORDER_NAMES = {order: name for name, order in _ORDER_SETS.items()}
+_SCOPE_NAMES = {scope: name for name, scope in _SCOPE_SETS.items()}
+_SPACE_NAMES = {space: name for name, space in SPACE_SETS.items()}
+
+
 def static_sets(es: EventStructure) -> dict[str, frozenset[int]]:
     """Every built-in set. Space sets hold accesses whose space is statically certain (one
     possible location, or all in one space) and fences by the spaces they cover; use
     `dynamic_space_sets` once an execution fixes computed addresses."""
     host = {t.index for t in es.threads if t.placement.host}
-    sets: dict[str, frozenset[int]] = {
-        "_": _select(es, lambda e: True),
-        "R": _select(es, lambda e: e.kind is Kind.READ),
-        "W": _select(es, lambda e: e.kind is Kind.WRITE),
-        "M": _select(es, _is_access),
-        "F": _select(es, lambda e: e.kind is Kind.FENCE),
-        "IW": _select(es, lambda e: e.tag is Tag.INIT),
-        "ARRIVE": _select(es, lambda e: e.tag is Tag.ARRIVE),
-        "DEPART": _select(es, lambda e: e.tag is Tag.DEPART),
-        "ASYNC": _select(es, lambda e: e.tag is Tag.ASYNC),
-        "RMW": _select(es, lambda e: e.tag is Tag.RMW),
-        "EXIT": _select(es, lambda e: e.kind is Kind.EXIT),
-        "RET": _select(es, lambda e: e.kind is Kind.EXIT and e.tag is Tag.RETURN),
-        "BADADDR": _select(es, lambda e: e.kind is Kind.EXIT and e.tag is Tag.INVALID),
-        "HOST": _select(es, lambda e: e.thread in host),
-        "GENERIC": _select(es, lambda e: e.generic),
-        "UNSCOPED": _unscoped(es),
-    }
-    for name, order in _ORDER_SETS.items():
-        sets[name] = _select(es, _has_order(order))
-    for name, scope in _SCOPE_SETS.items():
-        sets[name] = _select(es, _has_scope(scope))
-    for name, space in SPACE_SETS.items():
-        sets[name] = _select(es, _in_space(space))
+    later = (*_ORDER_SETS, *_SCOPE_SETS, *SPACE_SETS)
+    members: dict[str, list[int]] = {name: [] for name in (*_FIXED_SETS, *later)}
+    # one pass over the events (this runs once per test), each event into its sets
+    for e in es.events:
+        i = e.id
+        members["_"].append(i)
+        access = e.kind is Kind.READ or e.kind is Kind.WRITE
+        for name in _KIND_SETS.get(e.kind, ()):
+            members[name].append(i)
+        tag = _TAG_SETS.get(e.tag)
+        if tag is not None:
+            members[tag].append(i)
+        if e.kind is Kind.EXIT:
+            members["EXIT"].append(i)
+            if e.tag is Tag.RETURN:
+                members["RET"].append(i)
+            elif e.tag is Tag.INVALID:
+                members["BADADDR"].append(i)
+        if e.thread in host:
+            members["HOST"].append(i)
+        if e.generic:
+            members["GENERIC"].append(i)
+        # NA names the non-atomic accesses only: EXIT and collectives carry NA as "no order"
+        if e.order is not Order.NA or access:
+            members[_ORDER_NAMES[e.order]].append(i)
+        if e.scope is not None:
+            members[_SCOPE_NAMES[e.scope]].append(i)
+        # a fence is in the sets of the spaces it covers, an access in its space's if certain
+        if e.kind is Kind.FENCE or (access and len(e.spaces) == 1):
+            for space in e.spaces:
+                members[_SPACE_NAMES[space]].append(i)
+    sets = {name: frozenset(members[name]) for name in _FIXED_SETS}
+    sets["UNSCOPED"] = _unscoped(es)
+    sets.update((name, frozenset(members[name])) for name in later)
     return sets
 
 

@@ -14,7 +14,7 @@ from pisa_mm.litmus.decode import floats
 from pisa_mm.litmus.decode.access import check_accesses, static_targets
 from pisa_mm.litmus.decode.condition import CondChecker, validate_prop
 from pisa_mm.litmus.decode.context import Ctx, RegInfo, fail
-from pisa_mm.litmus.decode.dataflow import check_defined
+from pisa_mm.litmus.decode.dataflow import check_defined, def_use
 from pisa_mm.litmus.decode.declarations import (
     thread_index,
     thread_placements,
@@ -119,9 +119,11 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
                 Pred(name, False, ri.reg.span) if info.pred else Reg(name, None, ri.reg.span)
             )
             inits[name] = RegInit(i, reg, value, ri.span)
-        check_defined(i, body, end_labels, regs, set(inits))
-        check_accesses(ctx, body, inits, host)
-        floats.variable_formats(body, static_targets(body, inits), var_formats)
+        flow = [def_use(ins.op) for ins in body]  # shared by the checks below
+        check_defined(i, body, flow, end_labels, regs, set(inits))
+        static = static_targets(body, flow, inits)
+        check_accesses(ctx, body, static, host)
+        floats.variable_formats(body, static, var_formats)
         all_inits.extend(inits.values())
         reg_tables.append(regs)
         reg_floats.append(thread_floats)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import assert_never
 
@@ -125,12 +126,19 @@ def eval_prop(prop: Prop, values: Mapping[Observable, int]) -> bool:
             assert_never(prop)
 
 
+@functools.lru_cache(maxsize=4096)
+def _shown(obs: Observable) -> tuple[tuple[int, str, int, int, int], str]:
+    """`obs_key` and the text of an observable, asked for at every final state of a test
+    (neither depends on `fmt`, which is not part of an observable's identity)."""
+    return obs_key(obs), str(obs)
+
+
 def make_state(values: Mapping[Observable, int]) -> State:
     """The printed state: (observable text, value) pairs in observable order."""
-    ordered = sorted(values, key=obs_key)
+    shown = sorted(((_shown(obs), obs) for obs in values), key=lambda pair: pair[0][0])
     return State(
-        tuple((str(obs), values[obs]) for obs in ordered),
-        tuple(value_text(obs, values[obs]) for obs in ordered),
+        tuple((text, values[obs]) for (_, text), obs in shown),
+        tuple(value_text(obs, values[obs]) for _, obs in shown),
     )
 
 

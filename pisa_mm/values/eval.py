@@ -307,6 +307,7 @@ def evaluate(
     # An explicit stack instead of recursion: value chains may be thousands of nodes deep.
     # A node stays on the stack until the operands it needs are in `memo`.
     stack: list[Expr] = [expr]
+    checked: set[int] = set()
     while stack:
         e = stack[-1]
         key = id(e)
@@ -319,7 +320,9 @@ def evaluate(
             case Contribution():
                 memo[key] = contrib(e)
             case Apply():
-                check_apply(e)
+                if key not in checked:  # once: a node is revisited after each operand
+                    check_apply(e)
+                    checked.add(key)
                 pending = _next_needed(e, memo)
                 if pending is not None:
                     stack.append(pending)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pisa_mm.events.kinds import Space
 from pisa_mm.litmus.decode.context import Ctx, fail
-from pisa_mm.litmus.decode.dataflow import def_use
+from pisa_mm.litmus.decode.dataflow import DefUse
 from pisa_mm.litmus.program import (
     Address,
     AddrOf,
@@ -31,11 +31,13 @@ _SPACE_OF = {
 }
 
 
-def static_targets(body: list[Instruction], inits: dict[str, RegInit]) -> dict[str, VarRef]:
-    """Registers that hold one known variable address everywhere they are read."""
+def static_targets(
+    body: list[Instruction], flow: list[DefUse], inits: dict[str, RegInit]
+) -> dict[str, VarRef]:
+    """Registers that hold one known variable address everywhere they are read (`flow`:
+    each instruction's `def_use`)."""
     writers: dict[str, list[Op]] = {}
-    for ins in body:
-        defs, _ = def_use(ins.op)
+    for ins, (defs, _) in zip(body, flow, strict=True):
         for d in defs:
             writers.setdefault(d.name, []).append(ins.op)
     out: dict[str, VarRef] = {}
@@ -148,9 +150,9 @@ def _check_access(
 
 
 def check_accesses(
-    ctx: Ctx, body: list[Instruction], inits: dict[str, RegInit], host: bool
+    ctx: Ctx, body: list[Instruction], static: dict[str, VarRef], host: bool
 ) -> None:
-    static = static_targets(body, inits)
+    """Check the accesses to known variables (`static`: from `static_targets`)."""
     for ins in body:
         match ins.op:
             case Load(addr=a, space=sp, width=w, vec=v, order=o):

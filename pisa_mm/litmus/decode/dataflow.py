@@ -44,7 +44,10 @@ def _regs_in(x: object) -> list[Reg | Pred]:
             return []
 
 
-def def_use(op: Op) -> tuple[list[Reg | Pred], list[Reg | Pred]]:
+DefUse = tuple[list[Reg | Pred], list[Reg | Pred]]  # the registers written, those read
+
+
+def def_use(op: Op) -> DefUse:
     """The registers an instruction writes and reads."""
     match op:
         case Load(dst=d, addr=a):
@@ -74,12 +77,30 @@ def def_use(op: Op) -> tuple[list[Reg | Pred], list[Reg | Pred]]:
 def check_defined(
     index: int,
     body: list[Instruction],
+    flow: list[DefUse],
     end_labels: list[str],
     regs: dict[str, RegInfo],
     inits: set[str],
 ) -> None:
-    """Reject a register read that some path from the start reaches with no definition."""
+    """Reject a register read that some path from the start reaches with no definition
+    (`flow`: each instruction's `def_use`).
+
+    The registers surely defined before each instruction are bit sets over the register
+    keys: with thousands of registers, sets of names copied at every instruction made a
+    long thread quadratic.
+    """
     n = len(body)
+    bit: dict[tuple[str, int | None], int] = {}
+
+    def mask(keys: list[tuple[str, int | None]]) -> int:
+        out = 0
+        for k in keys:
+            b = bit.get(k)
+            if b is None:
+                b = bit[k] = 1 << len(bit)
+            out |= b
+        return out
+
     target = {lab: ins.index for ins in body for lab in ins.labels}
     for lab in end_labels:
         target[lab] = n
@@ -92,13 +113,9 @@ def check_defined(
         elif isinstance(op, Return):
             nxt = [] if op.cond is None else [ins.index + 1]
         succ.append([s for s in nxt if s < n])
-    entry: set[tuple[str, int | None]] = set()
-    for name in inits:
-        info = regs.get(name)
-        entry.update((name, i) for i in range(info.vec)) if info and info.vec > 1 else entry.add(
-            (name, None)
-        )
-    din: list[set[tuple[str, int | None]] | None] = [None] * n
+    entry = mask([k for name in sorted(inits) for k in _init_keys(name, regs)])
+    defined = [mask([k for d in defs for k in _keys(d, regs)]) for defs, _ in flow]
+    din: list[int | None] = [None] * n
     if n:
         din[0] = entry
     work = [0] if n else []
@@ -106,8 +123,7 @@ def check_defined(
         i = work.pop()
         cur = din[i]
         assert cur is not None
-        defs, _ = def_use(body[i].op)
-        out = cur | {k for d in defs for k in _keys(d, regs)}
+        out = cur | defined[i]
         for s in succ[i]:
             prev = din[s]
             new = out if prev is None else prev & out
@@ -118,10 +134,10 @@ def check_defined(
         have = din[ins.index]
         if have is None:
             continue  # unreachable
-        _, uses = def_use(ins.op)
+        _, uses = flow[ins.index]
         for r in uses:
             for k in _keys(r, regs):
-                if k not in have:
+                if not have & bit.get(k, 0):
                     shown = f"%{k[0]}" + (f".{'xyzw'[k[1]]}" if k[1] is not None else "")
                     fail(
                         r.span or ins.span,
@@ -130,3 +146,11 @@ def check_defined(
                         f"'P{index}:{shown} = 0;' or write it first)",
                         "uninit",
                     )
+
+
+def _init_keys(name: str, regs: dict[str, RegInfo]) -> list[tuple[str, int | None]]:
+    """The keys an init of register `name` defines: every element of a vector."""
+    info = regs.get(name)
+    if info is not None and info.vec > 1:
+        return [(name, i) for i in range(info.vec)]
+    return [(name, None)]

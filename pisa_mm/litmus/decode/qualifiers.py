@@ -14,10 +14,17 @@ from pisa_mm.records import record
 
 @record
 class Q:
-    """One dotted qualifier of a mnemonic, with its own span (for carets under it)."""
+    """One dotted qualifier of a mnemonic, with its own span (for carets under it), made
+    from the opcode's when a diagnostic asks for it: most qualifiers are never shown."""
 
     text: str
-    span: Span
+    opcode: Span
+    col: int  # where its dot is
+
+    @property
+    def span(self) -> Span:
+        line = self.opcode.line
+        return Span(self.opcode.file, line, self.col, line, self.col + 1 + len(self.text))
 
 
 def split_opcode(op: S.Name) -> tuple[str, list[Q]]:
@@ -25,7 +32,7 @@ def split_opcode(op: S.Name) -> tuple[str, list[Q]]:
     col = op.span.col + len(parts[0])
     quals = []
     for p in parts[1:]:
-        quals.append(Q(p, Span(op.span.file, op.span.line, col, op.span.line, col + 1 + len(p))))
+        quals.append(Q(p, op.span, col))
         col += 1 + len(p)
     return parts[0], quals
 

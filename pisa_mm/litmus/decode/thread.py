@@ -8,7 +8,7 @@ from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode import atomics, memory, registers, sync
 from pisa_mm.litmus.decode.context import RegInfo, fail
 from pisa_mm.litmus.decode.operands import OperandDecoder
-from pisa_mm.litmus.decode.qualifiers import split_opcode
+from pisa_mm.litmus.decode.qualifiers import Q, split_opcode
 from pisa_mm.litmus.program import Goto, Instruction, Op
 
 _MNEMONICS = sorted(
@@ -21,12 +21,13 @@ _MNEMONICS = sorted(
 class ThreadDecoder(OperandDecoder):
     """Decodes a whole thread body into instructions and its register table."""
 
-    def decode(self, instr: S.RawInstr) -> list[Op]:
+    def decode(self, instr: S.RawInstr, split: tuple[str, list[Q]] | None = None) -> list[Op]:
+        """One instruction's ops; `split`: its `split_opcode`, when the caller has it."""
         self.instr_span = instr.span
         text = instr.opcode.text
         if text.startswith("cp.async"):
             return memory.cp_async(self, instr)
-        mnemonic, quals = split_opcode(instr.opcode)
+        mnemonic, quals = split_opcode(instr.opcode) if split is None else split
         if mnemonic in ("ld", "st"):
             return [memory.ld_st(self, instr, mnemonic, quals)]
         if mnemonic == "iatom":
@@ -70,11 +71,12 @@ class ThreadDecoder(OperandDecoder):
 
     def run(self) -> tuple[list[Instruction], list[str], dict[str, RegInfo]]:
         """Decode the body: instructions (labels attached), end labels, register table."""
-        for st in self.raw.body:
+        splits: dict[int, tuple[str, list[Q]]] = {}  # by statement index: split once
+        for i, st in enumerate(self.raw.body):
             if isinstance(st, S.RawRegDecl):
                 self.declare(st)
             elif isinstance(st, S.RawInstr):
-                mnemonic, quals = split_opcode(st.opcode)
+                mnemonic, quals = splits[i] = split_opcode(st.opcode)
                 vecs = [q for q in quals if q.text in isa.VECS]
                 if mnemonic in ("ld", "st") and vecs and st.operands:
                     target = st.operands[0] if mnemonic == "ld" else st.operands[-1]
@@ -83,7 +85,7 @@ class ThreadDecoder(OperandDecoder):
         body: list[Instruction] = []
         pending: list[str] = []
         seen_labels: dict[str, Span] = {}
-        for st in self.raw.body:
+        for i, st in enumerate(self.raw.body):
             if isinstance(st, S.RawLabel):
                 if st.name in seen_labels:
                     fail(st.span, f"duplicate label '{st.name}' in P{self.index}", "label")
@@ -91,7 +93,7 @@ class ThreadDecoder(OperandDecoder):
                 pending.append(st.name)
             elif isinstance(st, S.RawInstr):
                 self.cur = []
-                ops = self.decode(st)
+                ops = self.decode(st, splits[i])
                 for k, op in enumerate(ops):
                     labels = tuple(pending) if k == 0 else ()
                     body.append(Instruction(op, len(body), st.span, st.text, labels))
