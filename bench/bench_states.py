@@ -1,10 +1,12 @@
 """Benchmark: tests with many final states, and `--verdict-only`, measured in one run.
 
 The family is bench/families.py's `many_states(n, k)`: n work-groups of k relaxed accesses
-(stores and loads alternating over two locations), every register and location observed.
-For each size it prints the number of states and the CPU seconds (user+sys of the child
-that runs the engine, model loaded and compiled before the clock starts, the best of 5
-runs when a run takes under a second; wall seconds in brackets) of:
+(stores and loads alternating over two locations), every register and location observed;
+and `Many-74k` (`--sizes 74k`), the issue's test: 4 work-groups, 16 relaxed accesses,
+73,984 final states (see MANY74K below). For each test it prints the number of states and
+the CPU seconds (user+sys of the child that runs the engine, model loaded and compiled
+before the clock starts, the best of 5 runs when a run takes under a second; wall seconds
+in brackets) of:
 
 - `explicit`, `smt` (now: smt/allsat.py's search over the observables' values), and
   `smt-before` (the enumeration this replaced, one blocking clause per state, rebuilt here
@@ -14,7 +16,8 @@ runs when a run takes under a second; wall seconds in brackets) of:
 
 Each engine runs in a child process, stopped past the budget of CPU seconds (`over`; the
 machine may be shared, so wall time is no limit until 20 times the budget); an engine over
-budget at one size is not run at larger ones. Results are compared: states, verdict, flags.
+budget at one size is not run at larger ones of the family. Results are compared: states,
+verdict, flags.
 
     python bench/bench_states.py [--quick] [--budget CPU_S] [--sizes 3x3,4x3] [--engines a,b]
 """
@@ -34,7 +37,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import timed
 from families import many_states
 
-SIZES = ((2, 4), (4, 2), (3, 3), (3, 4), (4, 3), (3, 5), (3, 6), (4, 4))
+# The issue's many-states test (4 work-groups, 16 relaxed accesses, about 74,000 final
+# states): work-items A, B, A', B' where A' and B' are A and B with x0 and x1 swapped.
+# Relaxed accesses of distinct work-groups order nothing across locations, so the final
+# states are the product of each location's, and each location's are the distinct (loads'
+# values, final value) of the interleavings of its accesses (coherence is SC per
+# location): 272 for each of x0 and x1, 73,984 in all. Found by searching two-location
+# patterns of four accesses per work-item for the count nearest 74,000.
+_A = (("st", 0), ("ld", 0), ("ld", 1), ("st", 1))
+_B = (("ld", 0), ("st", 0), ("ld", 0), ("ld", 1))
+MANY74K = "Many-74k"
+
+SIZES = ((2, 4), (4, 2), (3, 3), (3, 4), (4, 3), (3, 5), (3, 6), (0, 0), (4, 4))
 QUICK_SIZES = ((3, 3), (3, 4), (4, 3), (3, 5))
 FULL = ("explicit", "smt", "smt-before", "auto")
 QUICK = ("explicit", "smt")
@@ -42,10 +56,42 @@ REPEAT = 5
 WALL_FACTOR = 20  # the wall-clock limit of a run, in CPU budgets (a loaded machine)
 
 
+def many_74k() -> str:
+    """The litmus text of MANY74K: every loaded register and both locations are observed;
+    the condition (work-items B and B' first read the initial values) holds in some state,
+    so one witness decides it (`--verdict-only`)."""
+    patterns = (_A, _B, _A, _B)
+    init = "\n".join(f"  .global .32b @x{i} = 0;" for i in range(2))
+    bodies, observed = [], []
+    value = 0
+    for t, pattern in enumerate(patterns):
+        lines = []
+        for j, (op, loc) in enumerate(pattern):
+            x = f"@x{loc ^ (t >= 2)}"
+            if op == "st":
+                value += 1
+                lines.append(f"  st.global.relaxed.32b [{x}], {value};")
+            else:
+                lines.append(f"  ld.global.relaxed.32b %r{j}, [{x}];")
+                observed.append(f"P{t}:%r{j}")
+        bodies.append(f"P{t} @ wg {t} {{\n" + "\n".join(lines) + "\n}")
+    where = "; ".join([*observed, "@x0", "@x1"])
+    return (f"PISA {MANY74K}\n{{\n{init}\n}}\n" + "\n".join(bodies)
+            + f"\nlocations [{where};]\nexists (P1:%r0 == 0 /\\ P3:%r0 == 0)\n")  # fmt: skip
+
+
+def _text(n: int, k: int) -> tuple[str, str]:
+    """(name, litmus text) of a size: Many-nxk, or MANY74K for 0x0."""
+    if (n, k) == (0, 0):
+        return MANY74K, many_74k()
+    return f"Many-{n}x{k}", many_states(n, k)
+
+
 def _load(n: int, k: int) -> tuple[Any, Any, Any]:
     from pisa_mm.runner.job import cached_model, load_source
 
-    item = load_source(f"Many-{n}x{k}.litmus", many_states(n, k), unroll=None, strict=False)
+    name, text = _text(n, k)
+    item = load_source(f"{name}.litmus", text, unroll=None, strict=False)
     assert item.test is not None and item.structure is not None, item.error
     return item.test, item.structure, cached_model("pisa")
 
@@ -138,6 +184,8 @@ def _cell(t: tuple[float | None, Any]) -> str:
 
 
 def _size(text: str) -> tuple[int, int]:
+    if text == "74k":
+        return 0, 0
     n, _, k = text.partition("x")
     return int(n), int(k)
 
@@ -146,7 +194,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, 30 s budget")
     parser.add_argument("--budget", type=float, help="CPU seconds per run (default 300, quick 30)")
-    parser.add_argument("--sizes", help="comma-separated NxK list (default: all)")
+    parser.add_argument("--sizes", help="comma-separated NxK list, 74k for Many-74k (default: all)")
     parser.add_argument("--engines", help="comma-separated subset of: " + ",".join(FULL))
     args = parser.parse_args()
     budget = args.budget or (30.0 if args.quick else 300.0)
@@ -162,7 +210,7 @@ def main() -> int:
     for n, k in sizes:
         times: dict[str, tuple[float | None, Any]] = {}
         for engine in engines:
-            if engine in out_of_budget:
+            if engine in out_of_budget and (n, k) != (0, 0):
                 times[engine] = (None, None)
                 continue
             times[engine] = _timed(engine, n, k, False, budget)
@@ -171,17 +219,17 @@ def main() -> int:
         found = {e: t[1][1] for e, t in times.items() if t[0] is not None and e != "smt-before"}
         answers = {e: f[:4] for e, f in found.items()}
         if len(set(map(repr, answers.values()))) > 1:
-            raise SystemExit(f"Many-{n}x{k}: the engines disagree")
+            raise SystemExit(f"{_text(n, k)[0]}: the engines disagree")
         states = next((len(f[0]) for f in found.values()), None)
         before = times.get("smt-before", (None, None))
         if states is not None and before[0] is not None and before[1][1][1] != states:
-            raise SystemExit(f"Many-{n}x{k}: smt-before found {before[1][1][1]} states")
+            raise SystemExit(f"{_text(n, k)[0]}: smt-before found {before[1][1][1]} states")
         cpus = {e: t[1][0] for e, t in times.items() if t[0] is not None}
         best = min((cpus[e] for e in ("explicit", "smt") if e in cpus), default=None)
         auto = cpus.get("auto")
         ratio = f"x{auto / best:.2f}" if auto is not None and best else "-"
         picked = found["auto"][4] if "auto" in found else "-"
-        print(f"Many-{n}x{k:<5} {states if states is not None else '?':>7}"
+        print(f"{_text(n, k)[0]:<10} {states if states is not None else '?':>7}"
               + "".join(f"{_cell(times[e]):>16}" for e in engines)
               + f"  {picked:<10}  {ratio}")  # fmt: skip
         quick_rows.append((n, k, times))
@@ -193,13 +241,13 @@ def main() -> int:
             quick = _timed(engine, n, k, True, budget)
             verdict = quick[1][1][1] if quick[0] is not None else "-"
             if full[0] is not None and quick[0] is not None and full[1][1][1] != verdict:
-                raise SystemExit(f"Many-{n}x{k}: {engine} --verdict-only says {verdict}")
+                raise SystemExit(f"{_text(n, k)[0]}: {engine} --verdict-only says {verdict}")
             speed = (
                 f"x{full[1][0] / max(quick[1][0], 1e-3):.0f}"
                 if full[0] is not None and quick[0] is not None and full[1][0] >= 0.01
                 else "-"
             )
-            print(f"Many-{n}x{k:<5} {engine:<9} {verdict:>7} {_cell(full):>16} "
+            print(f"{_text(n, k)[0]:<10} {engine:<9} {verdict:>7} {_cell(full):>16} "
                   f"{_cell(quick):>16} {speed}")  # fmt: skip
     return 0
 

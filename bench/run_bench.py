@@ -68,6 +68,7 @@ GEN_OPTIONS = ("--orders", "all", "--scopes", "sys", "--fences", "all",
                "--rmw", "none,xchg,add,cas")  # fmt: skip
 WATCHED = ("z3", "lark", "pebble", "multiprocessing", "rich", "networkx")
 OFFENDERS = 12  # modules listed by self time
+SUITE_BUDGET = 900.0  # seconds of one engine over a whole suite (auto section)
 
 
 # ---------------------------------------------------------------- start-up
@@ -307,64 +308,100 @@ def crossover(names: list[str], budget: float) -> None:
 # ---------------------------------------------------------------- auto
 
 
-def _run_many(engine: str, texts: list[str]) -> tuple[float, Any]:
+def _jobs(texts: list[tuple[str, str]]) -> list[tuple[Any, Any, Any]]:
+    """(test, structure, options) of each (path, text) that loads (a suite's bad-input
+    tests do not)."""
+    from pisa_mm.engines import EngineOptions
+    from pisa_mm.runner.job import load_source, test_unroll
+
+    jobs = []
+    for path, text in texts:
+        item = load_source(path, text, unroll=None, strict=False)
+        if item.test is not None and item.structure is not None:
+            jobs.append(
+                (item.test, item.structure, EngineOptions(unroll=test_unroll(item.test, None)))
+            )
+    return jobs
+
+
+def _run_many(engine: str, texts: list[tuple[str, str]]) -> tuple[float, Any]:
     """Seconds of `engine` over the tests `texts` (parsed, built and the model compiled by a
-    first untimed run), and the verdicts."""
-    from pisa_mm.engines import EngineOptions, get_engine
-    from pisa_mm.runner.job import cached_model, load_source, test_unroll
+    first untimed run), and each test's verdict and CPU seconds."""
+    from pisa_mm.engines import get_engine
+    from pisa_mm.runner.job import cached_model
 
     model = cached_model("pisa")
     fn = get_engine(engine)
-    jobs = []
-    for i, text in enumerate(texts):
-        item = load_source(f"t{i}.litmus", text, unroll=None, strict=False)
-        assert item.test is not None and item.structure is not None, item.error
-        jobs.append((item.test, item.structure, EngineOptions(unroll=test_unroll(item.test, None))))
+    jobs = _jobs(texts)
     fn(*jobs[0][:2], model, jobs[0][2])  # compile the model (once per process in a suite run)
+    verdicts, cpus = [], []
     start = time.perf_counter()
-    verdicts = [fn(t, es, model, o).verdict.value for t, es, o in jobs]
-    return time.perf_counter() - start, verdicts
+    for t, es, o in jobs:
+        cpu = time.process_time()
+        verdicts.append(fn(t, es, model, o).verdict.value)
+        cpus.append(time.process_time() - cpu)
+    return time.perf_counter() - start, (verdicts, cpus)
 
 
-def _auto_row(label: str, texts: list[str], budget: float) -> float | None:
+def _auto_row(label: str, texts: list[tuple[str, str]], budget: float) -> float | None:
+    """One row: CPU seconds of explicit, smt and auto over `texts`, auto / the better engine
+    over the whole set, and auto / the per-test best (the sum over tests of the faster
+    engine's time: what a perfect choice would cost)."""
     from pisa_mm.explicit.auto import pick
     from pisa_mm.explicit.size import candidate_space
-    from pisa_mm.runner.job import load_source
 
-    structures = [load_source("t.litmus", t, unroll=None, strict=False).structure for t in texts]
-    size = max(candidate_space(es) for es in structures if es is not None)
-    picked = {pick(es) for es in structures if es is not None}
-    times: dict[str, float | None] = {}
+    structures = [es for _, es, _ in _jobs(texts)]
+    size = max(candidate_space(es) for es in structures)
+    picks = Counter(pick(es) for es in structures)
+    cpus: dict[str, list[float] | None] = {}
     verdicts: dict[str, Any] = {}
     for engine in ("explicit", "smt", "auto"):
-        times[engine], verdicts[engine] = timed(_run_many, (engine, texts), budget)
+        wall, found = timed(_run_many, (engine, texts), budget)
+        verdicts[engine], cpus[engine] = (None, None) if wall is None else found
     done = [v for v in verdicts.values() if v is not None]
     if any(v != done[0] for v in done):
         raise SystemExit(f"{label}: the engines disagree: {verdicts}")
-    known = [t for e, t in times.items() if e != "auto" and t is not None]
+    total = {e: None if c is None else sum(c) for e, c in cpus.items()}
+    known = [t for e, t in total.items() if e != "auto" and t is not None]
     best = min(known) if known else None
-    auto = times["auto"]
+    ex, sm, auto = cpus["explicit"], cpus["smt"], total["auto"]
+    oracle = sum(map(min, ex, sm)) if ex is not None and sm is not None else None
     ratio = auto / best if auto is not None and best else None
-    print(f"  {label:<18} {size:>10.3g} {'/'.join(sorted(picked)):<12} "
-          f"{fmt(times['explicit'])} {fmt(times['smt'])} {fmt(auto)} "
-          f"{'' if ratio is None else f'x{ratio:.2f}'}")  # fmt: skip
+    per_test = f"x{auto / oracle:.2f}" if auto is not None and oracle else "-"
+    picked = "/".join(f"{e} {n}" for e, n in sorted(picks.items()))
+    print(f"  {label:<18} {len(structures):>5} {size:>10.3g} {picked:<22} "
+          f"{fmt(total['explicit'])} {fmt(total['smt'])} {fmt(auto)} "
+          f"{'-' if ratio is None else f'x{ratio:.2f}':>9} {per_test:>9}")  # fmt: skip
     return ratio
+
+
+def _bundled() -> list[tuple[str, str]]:
+    """The bundled suite's tests (litmus/), as (path, text)."""
+    paths = sorted((ROOT / "litmus").rglob("*.litmus"))
+    return [(str(p), p.read_text("utf-8")) for p in paths]
 
 
 def auto(names: list[str], budget: float, suite: list[str]) -> None:
     from pisa_mm.explicit.auto import THRESHOLD
 
-    print(f"  threshold {THRESHOLD}; budget {budget:.0f} s per run")
-    print(f"  {'test':<18} {'estimate':>10} {'auto picks':<12} {'explicit':>6} {'smt':>6} "
-          f"{'auto':>6} auto/best")  # fmt: skip
+    print(f"  threshold {THRESHOLD}; CPU seconds (the model compiled before the clock starts);"
+          f" budget {budget:.0f} s per family run, {SUITE_BUDGET:.0f} s per suite run")  # fmt: skip
+    print(f"  {'test':<18} {'tests':>5} {'estimate':>10} {'auto picks':<22} {'explicit':>6} "
+          f"{'smt':>6} {'auto':>6} {'auto/best':>9} {'/per-test':>9}")  # fmt: skip
     ratios: list[float] = []
-    rows = [("generated suite", suite)] if suite else []
-    rows += [(f"{name}-{n}", [FAMILIES[name][0](n)]) for name in names for n in FAMILIES[name][1]]
-    for label, texts in rows:
-        ratio = _auto_row(label, texts, budget)
+    rows = [("bundled suite", _bundled(), SUITE_BUDGET)]
+    if suite:
+        rows.append(
+            ("generated suite", [(f"g{i}.litmus", t) for i, t in enumerate(suite)], SUITE_BUDGET)
+        )
+    rows += [(f"{name}-{n}", [(f"{name}-{n}.litmus", FAMILIES[name][0](n))], budget)
+             for name in names for n in FAMILIES[name][1]]  # fmt: skip
+    for label, texts, limit in rows:
+        ratio = _auto_row(label, texts, limit)
         ratios += [] if ratio is None else [ratio]
     if ratios:
         print(f"  auto/best: worst x{max(ratios):.2f}, best x{min(ratios):.2f}")
+    print("  (the many-states test, Many-74k: bench/bench_states.py --sizes 74k)")
 
 
 # ---------------------------------------------------------------- main

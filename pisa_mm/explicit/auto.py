@@ -16,10 +16,12 @@ if TYPE_CHECKING:
 
 __all__ = ["THRESHOLD", "pick", "run_test"]
 
-# Above this estimate (paths x rf x co, explicit/size.py) smt answers. Calibrated with
-# bench/bench_auto.py on this machine kind: explicit wins up to about a hundred (the small
-# shapes of a suite: 3x faster), the two are even around 250 (IRIW-8, SB-ring-8) and smt
-# wins from a few hundred on (4 storers of one location, 600: smt 10x faster).
+# Above this estimate (rf choices summed over paths x co, explicit/size.py) smt answers.
+# Measured with bench/run_bench.py's auto section on this machine kind: explicit wins up
+# to about a hundred (the small shapes of a suite), the two are even around 128-256
+# (SB-ring-7, MP-chain-6, IRIW-7) and smt wins from a few hundred on (4 storers of one
+# location, 600: smt 10x faster); small spin loops are the exception (explicit up to 2x
+# faster at 300-2,500).
 THRESHOLD = 200
 
 

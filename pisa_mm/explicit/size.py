@@ -10,14 +10,16 @@ __all__ = ["candidate_space"]
 
 
 def candidate_space(es: EventStructure) -> int:
-    """paths x rf choices x co orders, from the events alone (nothing is enumerated).
+    """Per work-item, the sum over its paths of the rf choices of the path's reads; their
+    product; times the co orders. From the events alone (nothing is enumerated).
 
-    Paths multiply across work-items; each read may read from any write (init included)
-    that may share one of its locations; each location's non-init writes may come in any
-    order. Events of every path are counted together, so this bounds the enumeration from
-    above (before pruning), which is what the choice of an engine needs.
+    Each read may read from any write (init included) that may share one of its
+    locations; each location's non-init writes (of any path) may come in any order. This
+    bounds the enumeration from above (before pruning), which is what the choice of an
+    engine needs. Summing over a work-item's paths, not multiplying the paths by the rf
+    choices of all their reads together, keeps a spin loop unrolled k times at about k
+    times a straight-line test (each path has its own few reads), not 2^k.
     """
-    paths = math.prod(max(1, len(t.paths)) for t in es.threads)
     writers: dict[Location, int] = {}
     stores: dict[Location, int] = {}
     for e in es.events:
@@ -26,9 +28,12 @@ def candidate_space(es: EventStructure) -> int:
                 writers[loc] = writers.get(loc, 0) + 1
                 if e.tag is not Tag.INIT:
                     stores[loc] = stores.get(loc, 0) + 1
-    rf = 1
-    for e in es.events:
+    choices = [1] * len(es.events)
+    for i, e in enumerate(es.events):
         if e.kind is Kind.READ:
-            rf *= max(1, sum(writers.get(loc, 0) for loc in e.locs))
+            choices[i] = max(1, sum(writers.get(loc, 0) for loc in e.locs))
+    rf = 1
+    for t in es.threads:
+        rf *= max(1, sum(math.prod(choices[i] for i in p.events) for p in t.paths))
     co = math.prod(math.factorial(n) for n in stores.values())
-    return paths * rf * co
+    return rf * co

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import assert_never
 
 from pisa_mm.litmus.program import (
@@ -36,6 +36,7 @@ __all__ = [
     "passes_filter",
     "prop_text",
     "reg_key",
+    "state_maker",
     "value_text",
     "verdict",
     "witnessed",
@@ -140,6 +141,27 @@ def make_state(values: Mapping[Observable, int]) -> State:
         tuple((text, values[obs]) for (_, text), obs in shown),
         tuple(value_text(obs, values[obs]) for _, obs in shown),
     )
+
+
+def state_maker(obs: Sequence[Observable]) -> Callable[[Sequence[int]], State]:
+    """`make_state` for rows of values given in the order of `obs`, with the order, the
+    texts and the float formats worked out once (an engine may list tens of thousands of
+    states over the same observables)."""
+    order = sorted(range(len(obs)), key=lambda i: obs_key(obs[i]))
+    ordered = [obs[i] for i in order]
+    names = tuple(str(o) for o in ordered)
+    floats = any(o.fmt is not None for o in ordered)
+
+    def make(row: Sequence[int]) -> State:
+        values = [row[i] for i in order]
+        shown = (
+            tuple(value_text(o, v) for o, v in zip(ordered, values, strict=True))
+            if floats
+            else tuple(map(str, values))
+        )
+        return State(tuple(zip(names, values, strict=True)), shown)
+
+    return make
 
 
 def value_text(obs: Observable, value: int) -> str:

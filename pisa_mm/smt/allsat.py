@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
@@ -29,11 +30,18 @@ BLOCKING = 64
 
 @record
 class Projection(Generic[K]):
-    """The solutions found (each a key -> value dict), and whether the search finished
-    (False: the solver gave up, and `solutions` is a subset)."""
+    """The solutions found, each a row of values in the order of `keys` (rows, not dicts:
+    a test may have tens of thousands), and whether the search finished (False: the
+    solver gave up, and `rows` is a subset)."""
 
-    solutions: tuple[dict[K, int], ...]
+    keys: tuple[K, ...]
+    rows: tuple[tuple[int, ...], ...]
     complete: bool
+
+    @property
+    def solutions(self) -> tuple[dict[K, int], ...]:
+        """The rows as key -> value dicts."""
+        return tuple(dict(zip(self.keys, row, strict=True)) for row in self.rows)
 
 
 class _GaveUp(Exception):
@@ -58,6 +66,26 @@ class _Search(Generic[K]):
         self.on_model = on_model
         self.probes = [0] * len(keys)
         self.hits = [0] * len(keys)
+        self.trusted = [False] * len(keys)
+        self.domains: list[list[int]] = []
+        self.lits: list[dict[int, Any]] = []
+        self.pair_of: dict[int, tuple[int, int]] = {}  # a literal's ast id -> (level, value)
+        self.nogoods: dict[tuple[int, int], list[tuple[tuple[int, int], ...]]] = {}
+        self.active_id = -1
+
+    def order(self, keys: Sequence[K], domains: dict[K, set[int]]) -> None:
+        """Search `keys` in this order, with these domains (their literals made once)."""
+        self.keys = keys
+        self.domains = [sorted(domains[k]) for k in keys]
+        self.lits = [
+            {v: self.is_value(k, v) for v in d} for k, d in zip(keys, self.domains, strict=True)
+        ]
+        self.pair_of = {
+            lit.get_id(): (level, v) for level, d in enumerate(self.lits) for v, lit in d.items()
+        }
+        self.probes = [0] * len(keys)
+        self.hits = [0] * len(keys)
+        self.trusted = [False] * len(keys)
 
     def check(self, assumptions: list[Any]) -> bool:
         answer = self.session.check(assumptions)
@@ -74,21 +102,70 @@ class _Search(Generic[K]):
         probes = self.probes[level]
         return probes < PROBE_TRIAL or self.hits[level] >= PROBE_HIT_RATE * probes
 
-    def children(self, prefix: list[Any], level: int, domain: list[int]) -> list[int]:
-        """The values of keys[level] that some solution extending `prefix` has."""
-        key = self.keys[level]
-        if self.probing(level):
-            found = []
-            for v in domain:
-                self.probes[level] += 1
-                if self.check([*prefix, self.is_value(key, v)]):
-                    self.hits[level] += 1
-                    found.append(v)
-            return found
-        seen: list[int] = []
-        while self.check([*prefix, *(z3.Not(self.is_value(key, v)) for v in seen)]):
-            seen.append(self.model_values()[key])
-        return sorted(seen)
+    def children(self, prefix: list[Any], values: list[int], level: int) -> list[int]:
+        """The values of keys[level] that some solution extending the prefix (`values`, and
+        `prefix` their literals) has; all of the domain, unchecked, at a trusted level (the
+        next level's checks include them)."""
+        domain = self.domains[level]
+        if self.trusted[level]:
+            return domain
+        lits = self.lits[level]
+        if not self.probing(level):
+            seen: list[int] = []
+            key = self.keys[level]
+            while self.check([*prefix, *(z3.Not(lits[v]) for v in seen)]):
+                seen.append(self.model_values()[key])
+            return sorted(seen)
+        found = []
+        nogoods = self.nogoods
+        for v in domain:
+            known = nogoods.get((level, v))
+            if known and any(all(values[i] == u for i, u in ng) for ng in known):
+                continue
+            self.probes[level] += 1
+            if self.check([*prefix, lits[v]]):
+                self.hits[level] += 1
+                found.append(v)
+            elif self._learn(level) < level:
+                break  # the prefix itself is impossible (a trusted level let it through)
+        self._trust(level)
+        return found
+
+    def _learn(self, level: int) -> int:
+        """Record the unsat core of the failed probe just made as a nogood: a set of (level,
+        value) pairs no solution has all of (the assertions only grow, so it stays one).
+        It is filed under its deepest pair, whose probes then skip a check when the rest
+        of it is in their prefix. The deepest level in the core (-1: none)."""
+        pairs = []
+        for ast_id in self.session.unsat_core_ids():
+            pair = self.pair_of.get(ast_id)
+            if pair is not None:
+                pairs.append(pair)
+            elif ast_id != self.active_id:  # not one of ours: learn nothing
+                return level
+        if not pairs:
+            return -1
+        deepest = max(pairs)
+        pairs.remove(deepest)
+        self.nogoods.setdefault(deepest, []).append(tuple(pairs))
+        return deepest[0]
+
+    def _trust(self, level: int) -> None:
+        """Stop checking the values of a probing level when that is expected to save checks:
+        a value it would have found impossible then costs one failed check per value of the
+        next level (or one, when that level asks for models) instead of one, and each of
+        its values costs none. Never the last level (a solution is only reached through a
+        check that assumed all of it), nor next to a trusted level (their misses would
+        multiply)."""
+        last = len(self.keys) - 1
+        probes, hits = self.probes[level], self.hits[level]
+        if level == last or probes < PROBE_TRIAL or self.trusted[level + 1]:
+            return
+        if level > 0 and self.trusted[level - 1]:
+            return
+        miss_cost = len(self.domains[level + 1]) if self.probing(level + 1) else 1
+        if hits > (probes - hits) * (miss_cost - 1):
+            self.trusted[level] = True
 
 
 def project(
@@ -117,14 +194,17 @@ def project(
     the blocked solutions are exactly those the search no longer sees.
     """
     search = _Search(session, keys, is_value, values_of, on_model)
+    search.active_id = active.get_id()
+    keys = tuple(keys)
     solutions: list[dict[K, int]] = []
+    rows: list[tuple[int, ...]] = []
     try:
         while len(solutions) < BLOCKING:
             if not search.check([active]):
-                return Projection(tuple(solutions), True)
+                return _done(keys, solutions, rows, True)
             solutions.append(search.model_values())
             if not keys:
-                return Projection(tuple(solutions), True)
+                return _done(keys, solutions, rows, True)
             if block is not None:
                 block(solutions[-1])
             else:
@@ -132,7 +212,7 @@ def project(
                 session.add(z3.Implies(active, blocking))
         # many solutions: the rest (those the blocking clauses leave) by the search
         if not search.check([active]):
-            return Projection(tuple(solutions), True)
+            return _done(keys, solutions, rows, True)
         first = search.model_values()
         domains: dict[K, set[int]] = {k: {v} for k, v in first.items()}
         for k in keys:
@@ -143,28 +223,52 @@ def project(
                         domains[key].add(v)
                         if key == k:
                             blocked.append(z3.Not(is_value(k, v)))
-        search.keys = sorted(keys, key=lambda k: len(domains[k]))
-        _walk(search, active, [sorted(domains[k]) for k in search.keys], solutions)
+        order = sorted(range(len(keys)), key=lambda i: len(domains[keys[i]]))
+        search.order([keys[i] for i in order], domains)
+        _walk(search, active, _row_of(order), rows)
     except _GaveUp:
-        return Projection(tuple(solutions), False)
-    return Projection(tuple(solutions), True)
+        return _done(keys, solutions, rows, False)
+    return _done(keys, solutions, rows, True)
+
+
+def _done(
+    keys: tuple[K, ...], solutions: list[dict[K, int]], rows: list[tuple[int, ...]], complete: bool
+) -> Projection[K]:
+    """The projection of the blocked solutions and the search's rows."""
+    first = [tuple(s[k] for k in keys) for s in solutions]
+    return Projection(keys, (*first, *rows), complete)
+
+
+def _row_of(order: list[int]) -> Callable[[list[int]], tuple[int, ...]]:
+    """The row (values in the keys' order) of the values of a leaf of the search (in the
+    search's order: key `order[j]` at level j)."""
+    where = [0] * len(order)
+    for level, i in enumerate(order):
+        where[i] = level
+    if len(where) < 2:  # itemgetter of one index gives a value, of none fails
+        return lambda values: tuple(values)
+    return operator.itemgetter(*where)
 
 
 def _walk(
-    search: _Search[K], active: Any, domains: list[list[int]], out: list[dict[K, int]]
+    search: _Search[K],
+    active: Any,
+    row_of: Callable[[list[int]], tuple[int, ...]],
+    out: list[tuple[int, ...]],
 ) -> None:
     """Depth-first over the levels, iteratively (a large test has many keys). Every value of
-    the first level's domain is possible by definition; deeper ones are checked."""
-    keys = search.keys
+    the first level's domain is possible by definition; deeper ones are checked (or
+    trusted, `_Search._trust`), the last level's always."""
+    depth = len(search.keys)
     stack: list[tuple[list[Any], list[int]]] = [([active], [])]
     while stack:
         prefix, values = stack.pop()
         level = len(values)
-        if level == len(keys):
-            out.append(dict(zip(keys, values, strict=True)))
+        if level == depth:
+            out.append(row_of(values))
             continue
-        key = keys[level]
-        found = domains[0] if level == 0 else search.children(prefix, level, domains[level])
+        found = search.domains[0] if level == 0 else search.children(prefix, values, level)
+        lits = search.lits[level]
         # pushed in reverse so that solutions come out in the domains' order
         for v in reversed(found):
-            stack.append(([*prefix, search.is_value(key, v)], [*values, v]))
+            stack.append(([*prefix, lits[v]], [*values, v]))

@@ -24,7 +24,13 @@ from pisa_mm.litmus.program import (
     Prop,
     Quantifier,
 )
-from pisa_mm.outcomes.condition import condition_text, eval_prop, make_state, observables
+from pisa_mm.outcomes.condition import (
+    condition_observables,
+    condition_text,
+    eval_prop,
+    observables,
+    state_maker,
+)
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
 from pisa_mm.records import record
@@ -170,7 +176,7 @@ def event_text(es: EventStructure, eid: int) -> str:
 
 @record
 class _Enumeration:
-    states: tuple[dict[Observable, int], ...]
+    rows: tuple[tuple[int, ...], ...]  # each state's values, in the order of problem.obs
     complete: bool
     raised: dict[int, FlagWitness]  # flags seen raised in the enumerated models
 
@@ -202,7 +208,7 @@ def enumerate_states(problem: Problem, where: Lit = True, *, name: str = "") -> 
     found = project(
         problem.session, active, problem.obs, problem.is_value, problem.state_of, on_model, block
     )
-    return _Enumeration(found.solutions, found.complete, raised)
+    return _Enumeration(found.rows, found.complete, raised)
 
 
 def _decide_flags(
@@ -235,6 +241,11 @@ def _decide_flags(
                 flags[i] = replace(w, cut=True) if cut else w
 
 
+def _state_order(state: State) -> tuple[tuple[str, int], ...]:
+    """States' order (that of State's fields) as a tuple key: sorting compares in C."""
+    return state.values
+
+
 def run_smt(
     test: LitmusTest,
     es: EventStructure,
@@ -260,9 +271,14 @@ def run_smt(
     unknown = not enum_result.complete
     states: list[State] = []
     positive = negative = 0
-    for values in enum_result.states:
-        states.append(make_state(values))
-        if eval_prop(test.condition.prop, values):
+    make = state_maker(obs)
+    # the condition reads a dict of its own observables (building one of all of them per
+    # state costs more than the rest of the state's bookkeeping)
+    asked = set(condition_observables(test.condition))
+    places = [(o, i) for i, o in enumerate(obs) if o in asked]
+    for row in enum_result.rows:
+        states.append(make(row))
+        if eval_prop(test.condition.prop, {o: row[i] for o, i in places}):
             positive += 1
         else:
             negative += 1
@@ -287,12 +303,12 @@ def run_smt(
         engine="smt",
         quantifier=test.condition.quantifier.value,
         observables=obs,
-        states=tuple(sorted(states)),
+        states=tuple(sorted(states, key=_state_order)),
         verdict=verdict,
         positive=positive,
         negative=negative,
         flags=tuple(sorted(flags.values(), key=lambda f: f.name)),
-        cut=len(cut_result.states),
+        cut=len(cut_result.rows),
         condition_text=condition_text(test.condition),
         seconds=time.perf_counter() - start,
         counts_executions=False,

@@ -85,3 +85,34 @@ def test_no_keys_gives_one_empty_solution_when_satisfiable() -> None:
 def test_a_solver_that_gives_up_marks_the_projection_incomplete() -> None:
     got = _solve(lambda xs, h: z3.BoolVal(True), ["x", "y"], 4, rlimit=1)
     assert not got.complete
+
+
+def test_trusted_levels_and_learned_nogoods_keep_the_projection_exact(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # five keys over 2 bits, a dense relation with some pairs excluded: levels are trusted
+    # at once (trial 0) and failed probes leave nogoods that later probes skip on
+    monkeypatch.setattr(allsat, "PROBE_TRIAL", 0)
+    monkeypatch.setattr(allsat, "BLOCKING", 0)
+    seen: dict[str, Any] = {}
+    walk = allsat._walk
+
+    def spy(search: Any, *args: Any) -> None:
+        walk(search, *args)
+        seen["trusted"], seen["nogoods"] = list(search.trusted), dict(search.nogoods)
+
+    monkeypatch.setattr(allsat, "_walk", spy)
+    names = ["a", "b", "c", "d", "e"]
+
+    def build(xs: dict[str, Any], h: Any) -> Any:
+        return z3.And(xs["a"] != xs["e"], xs["b"] + xs["d"] != 3, z3.Or(xs["c"] != 1, h == 0))
+
+    def pred(v: dict[str, int], h: int) -> bool:
+        return v["a"] != v["e"] and (v["b"] + v["d"]) % 4 != 3 and (v["c"] != 1 or h == 0)
+
+    got = _solve(build, names, 2)
+    assert got.complete
+    tuples = [tuple(s[n] for n in names) for s in got.solutions]
+    assert len(tuples) == len(set(tuples))
+    assert set(tuples) == _brute(pred, names, 2)
+    assert any(seen["trusted"]) and seen["nogoods"]
