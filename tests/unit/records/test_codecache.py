@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import marshal
 import os
-from collections.abc import Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -15,21 +15,6 @@ SOURCE = "def f(x: int) -> int:\n    return x + 1\n"
 OTHER = "def g() -> str:\n    return 'g'\n"
 
 
-@pytest.fixture
-def entry(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh table in an empty cache; yields the cache file."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("PISA_MM_NO_CACHE", raising=False)
-    monkeypatch.setattr(codecache, "CODES", codecache.Codes())
-    yield tmp_path / "pisa-mm" / codecache.ENTRY
-
-
-def _restart(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As a new process would: write what was compiled, then start with an empty table."""
-    codecache.CODES.save()
-    monkeypatch.setattr(codecache, "CODES", codecache.Codes())
-
-
 def _run(source: str, name: str, group: str = "g") -> object:
     scope: dict[str, object] = {}
     exec(codecache.compiled(source, group, "<test>"), scope)
@@ -37,12 +22,12 @@ def _run(source: str, name: str, group: str = "g") -> object:
 
 
 def test_code_is_compiled_once_and_then_read_from_the_cache(
-    entry: Path, monkeypatch: pytest.MonkeyPatch
+    entry: Path, restart: Callable[[], None]
 ) -> None:
     first = codecache.compiled(SOURCE, "g", "<test>")
     assert first == compile(SOURCE, "<test>", "exec", dont_inherit=True)
     assert codecache.CODES.missed == {"g"}
-    _restart(monkeypatch)
+    restart()
     assert entry.exists()
     assert codecache.compiled(SOURCE, "g", "<other name>") == first
     assert not codecache.CODES.missed
@@ -52,11 +37,11 @@ def test_code_is_compiled_once_and_then_read_from_the_cache(
     assert f.__annotations__ == {"x": int, "return": int}
 
 
-def test_nothing_is_written_without_a_miss(entry: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nothing_is_written_without_a_miss(entry: Path, restart: Callable[[], None]) -> None:
     codecache.CODES.save()
     assert not entry.exists()
     codecache.compiled(SOURCE, "g", "<test>")
-    _restart(monkeypatch)
+    restart()
     os.utime(entry, (0, 0))
     codecache.compiled(SOURCE, "g", "<test>")
     codecache.CODES.save()
@@ -64,13 +49,13 @@ def test_nothing_is_written_without_a_miss(entry: Path, monkeypatch: pytest.Monk
 
 
 def test_a_group_with_a_miss_keeps_only_the_code_in_use(
-    entry: Path, monkeypatch: pytest.MonkeyPatch
+    entry: Path, restart: Callable[[], None]
 ) -> None:
     codecache.compiled(SOURCE, "edited", "<test>")
     codecache.compiled(SOURCE, "kept", "<test>")
-    _restart(monkeypatch)
+    restart()
     codecache.compiled(OTHER, "edited", "<test>")  # the group's source changed
-    _restart(monkeypatch)
+    restart()
     table = codecache.CODES.load()
     assert set(table["edited"]) == {OTHER}
     assert set(table["kept"]) == {SOURCE}
@@ -88,7 +73,7 @@ def test_a_group_with_a_miss_keeps_only_the_code_in_use(
     ],
 )
 def test_a_corrupt_or_foreign_cache_file_is_ignored(
-    entry: Path, monkeypatch: pytest.MonkeyPatch, content: bytes | str
+    entry: Path, restart: Callable[[], None], monkeypatch: pytest.MonkeyPatch, content: bytes | str
 ) -> None:
     codecache.compiled(SOURCE, "g", "<test>")
     codecache.CODES.save()
@@ -97,7 +82,7 @@ def test_a_corrupt_or_foreign_cache_file_is_ignored(
     monkeypatch.setattr(codecache, "CODES", codecache.Codes())
     assert _run(SOURCE, "f")(1) == 2  # type: ignore[operator]
     assert codecache.CODES.missed == {"g"}
-    _restart(monkeypatch)  # the bad file is replaced
+    restart()  # the bad file is replaced
     codecache.compiled(SOURCE, "g", "<test>")
     assert not codecache.CODES.missed
 
