@@ -1,5 +1,5 @@
 """Where pisa-mm keeps files that only save time (lark's parse tables, compiled models, the
-code of dataclass methods): the user's cache dir, `$XDG_CACHE_HOME/pisa-mm` (else
+code of generated Python source): the user's cache dir, `$XDG_CACHE_HOME/pisa-mm` (else
 `~/.cache/pisa-mm`); `PISA_MM_NO_CACHE=1` turns it off.
 
 Nothing here changes a result: every entry is keyed by everything that made it (the inputs'
@@ -104,7 +104,7 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
 
 def read_entry(name: str) -> bytes | None:
     """The bytes of the cache file `name`, or None (no cache, no such file, unreadable); the
-    caller checks that they are still valid (pisa_mm/records.py)."""
+    caller checks that they are still valid (pisa_mm/codecache.py)."""
     directory = cache_dir()
     if directory is None:
         return None

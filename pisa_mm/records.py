@@ -7,9 +7,9 @@
 `dataclasses` writes the source text of `__init__`, `__repr__`, `__eq__`, `__hash__`,
 `__setattr__` and `__delattr__` for each class and compiles it with `exec`: about 0.9 ms a class
 in CPython 3.11, most of pisa-mm's start-up. Here that `exec` receives a code object compiled
-from the same text instead, taken from a table kept in the user's cache (pisa_mm/cache.py) and
-keyed by the text itself, so an edited class or another Python finds no entry and compiles anew
-(docs/architecture.md, "Start-up", has the measurements).
+from the same text instead, taken from the table of compiled code kept in the user's cache
+(pisa_mm/codecache.py) and keyed by the text itself, so an edited class or another Python finds
+no entry and compiles anew (docs/architecture.md, "Start-up", has the measurements).
 
 The substitution cannot change a class: `exec(text, g, l)` is `exec(code, g, l)` with `code`
 compiled from `text` as `exec` compiles it (`dont_inherit`: not under this module's
@@ -21,96 +21,52 @@ slower.
 from __future__ import annotations
 
 import dataclasses
-import marshal
-import sys
 import threading
 from collections.abc import Callable, Mapping
-from types import CodeType
 from typing import Any, TypeVar, dataclass_transform, overload
+
+from pisa_mm.codecache import compiled
 
 __all__ = ["record"]
 
 T = TypeVar("T")
 
-# The cache entry's name, and what its code objects depend on besides their text.
-_ENTRY = "records.marshal"
-_PYTHON = f"{sys.version} {sys.implementation.cache_tag}"
 
-
-class _Codes:
-    """The compiled methods by defining module and source text: those read from the cache,
-    and those this process used (what is written back when some were missing)."""
+class _Exec:
+    """What `dataclasses` calls for `exec` while a class is built: `exec(source, ...)` with
+    `source` compiled once (pisa_mm/codecache.py), in the group of the class's module."""
 
     def __init__(self) -> None:
-        self.stored: dict[str, dict[str, CodeType]] | None = None
-        self.used: dict[str, dict[str, CodeType]] = {}
-        self.missed: set[str] = set()  # modules with a class not in the cache
         self.module = ""  # the module of the class being built
 
-    def load(self) -> dict[str, dict[str, CodeType]]:
-        if self.stored is None:
-            from pisa_mm.cache import read_entry
-
-            self.stored = {}
-            data = read_entry(_ENTRY)
-            if data is not None:
-                try:
-                    python, table = marshal.loads(data)
-                except (EOFError, ValueError, TypeError):  # a truncated or foreign entry
-                    python, table = None, {}
-                if python == _PYTHON and isinstance(table, dict):
-                    self.stored = table
-        return self.stored
-
-    def exec(
+    def __call__(
         self,
         source: str,
         scope: dict[str, Any] | None = None,
         namespace: Mapping[str, object] | None = None,
     ) -> None:
-        """`exec(source, scope, namespace)`, with `source` compiled once."""
-        module = self.module
-        code = self.load().get(module, {}).get(source)
-        if code is None:
-            code = compile(source, "<string>", "exec", dont_inherit=True)
-            if not self.missed:
-                import atexit
-
-                atexit.register(self.save)
-            self.missed.add(module)
-        self.used.setdefault(module, {})[source] = code
-        exec(code, scope, namespace)
-
-    def save(self) -> None:
-        """Write the table back: the modules with a miss get the code this process used
-        (dropping what an edit made stale), the others keep what they had."""
-        from pisa_mm.cache import write_entry
-
-        table = dict(self.load())
-        for module in self.missed:
-            table[module] = self.used[module]
-        write_entry(_ENTRY, marshal.dumps((_PYTHON, table)))
+        exec(compiled(source, f"records {self.module}", "<string>"), scope, namespace)
 
 
-_CODES = _Codes()
-# `dataclasses.exec` is process-wide while a class is built; reentrant, since loading the
-# table imports pisa_mm.cache, which could one day define a record of its own
+_EXEC = _Exec()
+# `dataclasses.exec` is process-wide while a class is built; reentrant, since compiling can
+# import pisa_mm.cache, which could one day define a record of its own
 _LOCK = threading.RLock()
 
 
 def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
     with _LOCK:
-        outer = _CODES.module
-        _CODES.module = cls.__module__
+        outer = _EXEC.module
+        _EXEC.module = cls.__module__
         # dataclasses calls `exec` by its global name: shadowing it there, for the time of
         # one class, hands it the compiled code
         namespace = vars(dataclasses)
         shadowed = namespace.get("exec")  # None: `exec` is the builtin there
-        namespace["exec"] = _CODES.exec
+        namespace["exec"] = _EXEC
         try:
             return dataclasses.dataclass(cls, **options)
         finally:
-            _CODES.module = outer
+            _EXEC.module = outer
             if shadowed is None:
                 del namespace["exec"]
             else:

@@ -20,6 +20,7 @@ from dataclasses import field
 from typing import Any, assert_never
 
 from pisa_mm.cat.syntax import Binary, BinaryOp, Empty, Expr, Name, Ty, Unary, UnaryOp, Universe
+from pisa_mm.codecache import compiled
 from pisa_mm.records import record
 
 __all__ = ["MAX_DEPTH", "Inliner", "Slots"]
@@ -66,7 +67,6 @@ class Inliner:
         self.slots = slots
         self.type_of = type_of
         self.cache = cache  # (slot, compute) -> a reader that stores into the static slot
-        self.count = 0
         self._static: dict[int, Callable[[Any], int]] = {}
 
     def function(
@@ -78,12 +78,13 @@ class Inliner:
         slots, each computed by a generated function of its own on first use."""
         env: dict[str, Any] = {}
         body = wrap.format(self._expr(expr, env, 0, static))
-        self.count += 1
-        name = f"_inline{self.count}"
-        source = f"def {name}(c):\n    vals = c.vals\n    geo = c.geo\n    return {body}\n"
-        code = compile(source, f"<cat inline {self.count}>", "exec")
+        # The source depends on the expression and its slots only (no counter of this
+        # process), so that every process generates the same text for the same model and
+        # finds its code in the cache (pisa_mm/codecache.py).
+        source = f"def _inline(c):\n    vals = c.vals\n    geo = c.geo\n    return {body}\n"
+        code = compiled(source, "cat inline", "<cat inline>")
         exec(code, env)  # our own source, generated from the model's syntax tree
-        fn: Callable[[Any], Any] = env[name]
+        fn: Callable[[Any], Any] = env["_inline"]
         return fn
 
     def _bind(self, env: dict[str, Any], value: object) -> str:

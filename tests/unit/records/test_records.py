@@ -1,19 +1,19 @@
-"""`record` (pisa_mm/records.py): the classes dataclasses makes, their code from the cache."""
+"""`record` (pisa_mm/records.py): the classes dataclasses makes, their code from the cache
+(the cache of compiled code itself: test_codecache.py)."""
 
 from __future__ import annotations
 
 import dataclasses
-import marshal
 import pickle
 import weakref
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import FunctionType
 from typing import Any
 
 import pytest
 
-from pisa_mm import records
+from pisa_mm import codecache
 from pisa_mm.records import record
 
 # Class bodies covering what the tree uses: defaults, factories, fields left out of
@@ -61,21 +61,6 @@ OPTIONS: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "mutable": ({"frozen": False}, {"slots": True}),
     "mutable, no slots": ({"frozen": False, "slots": False}, {}),
 }
-
-
-@pytest.fixture
-def codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A fresh table of compiled methods in an empty cache; yields the cache file."""
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.delenv("PISA_MM_NO_CACHE", raising=False)
-    monkeypatch.setattr(records, "_CODES", records._Codes())
-    yield tmp_path / "pisa-mm" / records._ENTRY
-
-
-def _restart(monkeypatch: pytest.MonkeyPatch) -> None:
-    """As a new process would: write what was compiled, then start with an empty table."""
-    records._CODES.save()
-    monkeypatch.setattr(records, "_CODES", records._Codes())
 
 
 def _make(body: str, decorate: Callable[[type], type]) -> type:
@@ -133,19 +118,19 @@ def _shape(cls: type) -> dict[str, Any]:
 @pytest.mark.parametrize("body", BODIES)
 @pytest.mark.parametrize("option", OPTIONS)
 def test_a_record_is_the_dataclass_it_stands_for(
-    codes: Path, monkeypatch: pytest.MonkeyPatch, body: str, option: str
+    entry: Path, restart: Callable[[], None], body: str, option: str
 ) -> None:
     ours, theirs = OPTIONS[option]
     expected = _shape(_make(BODIES[body], dataclasses.dataclass(**theirs)))
     compiled = _make(BODIES[body], record(**ours))
     assert _shape(compiled) == expected
-    _restart(monkeypatch)
+    restart()
     cached = _make(BODIES[body], record(**ours))
-    assert not records._CODES.missed  # every method came from the cache file
+    assert not codecache.CODES.missed  # every method came from the cache file
     assert _shape(cached) == expected
 
 
-def test_inheritance(codes: Path) -> None:
+def test_inheritance(entry: Path) -> None:
     @record
     class Base:
         a: int
@@ -202,34 +187,12 @@ def test_what_dataclasses_offer_keeps_working() -> None:
     assert c == Counter(1)
 
 
-def test_a_corrupt_or_foreign_cache_file_is_ignored(
-    codes: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    expected = _shape(_make(BODIES["defaults"], dataclasses.dataclass(frozen=True, slots=True)))
-    codes.parent.mkdir(parents=True)
-    for content in (b"garbage", marshal.dumps(("Python 2.7", {}))):
-        codes.write_bytes(content)
-        monkeypatch.setattr(records, "_CODES", records._Codes())
-        assert _shape(_make(BODIES["defaults"], record)) == expected
-        assert records._CODES.missed
-    _restart(monkeypatch)
-    _make(BODIES["defaults"], record)
-    assert not records._CODES.missed
-
-
 def test_an_edited_module_keeps_only_the_code_in_use(
-    codes: Path, monkeypatch: pytest.MonkeyPatch
+    entry: Path, restart: Callable[[], None]
 ) -> None:
     _make(BODIES["plain"], record)
-    _restart(monkeypatch)
+    restart()
     _make(BODIES["generic"], record)  # the same module, edited
-    _restart(monkeypatch)
-    (table,) = records._CODES.load().values()
+    restart()
+    (table,) = codecache.CODES.load().values()  # one group: this module's
     assert all("value" in source for source in table if "__init__" in source)
-
-
-def test_no_cache_file_when_caching_is_off(codes: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("PISA_MM_NO_CACHE", "1")
-    _make(BODIES["plain"], record)
-    records._CODES.save()
-    assert not codes.exists()

@@ -1,0 +1,104 @@
+"""`compiled`: Python source generated at run time, compiled once and kept in the user's cache.
+
+Two modules generate source and run it: `records.py` (the methods `dataclasses` writes for
+each `@record`) and `cat/inline.py` (one function per dynamic cat definition or check).
+Compiling it is most of what they cost at start-up, so both take their code objects from
+here: one marshal table in the cache (pisa_mm/cache.py, entry `code.marshal`), group ->
+source text -> code object, read on first use and written back atomically at exit when some
+source was not in it. The key is the source text itself, so an edited class or model finds
+no entry and is compiled anew; the table records the Python that compiled it and is ignored
+under another one (marshal's format and the bytecode change between versions).
+
+A group is what one process uses whole: records.py's groups are modules (all of a module's
+classes are made at its import), inline.py's is the cat model's generated functions. When a
+group misses, the table keeps for it only the code this process used, so that the entries an
+edit made stale are dropped, not kept forever; the other groups keep what they had.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import sys
+import threading
+from types import CodeType
+
+__all__ = ["compiled"]
+
+# The cache entry's name, and what its code objects depend on besides their text.
+ENTRY = "code.marshal"
+_PYTHON = f"{sys.version} {sys.implementation.cache_tag}"
+# What records.py wrote before this module shared its table: removed on the first write.
+_OLD_ENTRY = "records.marshal"
+
+_Table = dict[str, dict[str, CodeType]]
+
+
+class Codes:
+    """The compiled code by group and source text: that read from the cache, and that this
+    process used (what is written back for the groups that missed)."""
+
+    def __init__(self) -> None:
+        self.stored: _Table | None = None
+        self.used: _Table = {}
+        self.missed: set[str] = set()  # the groups with a source not in the cache
+        # reentrant: loading the table imports pisa_mm.cache, which could one day define a
+        # record of its own
+        self._lock = threading.RLock()
+
+    def load(self) -> _Table:
+        if self.stored is None:
+            from pisa_mm.cache import read_entry
+
+            stored: _Table = {}
+            data = read_entry(ENTRY)
+            if data is not None:
+                try:
+                    python, table = marshal.loads(data)
+                except (EOFError, ValueError, TypeError):  # a truncated or foreign entry
+                    python, table = None, {}
+                if python == _PYTHON and isinstance(table, dict):
+                    stored = table
+            self.stored = stored
+        return self.stored
+
+    def compiled(self, source: str, group: str, filename: str) -> CodeType:
+        with self._lock:
+            code = self.load().get(group, {}).get(source)
+            if code is None:
+                # dont_inherit: compiled as `exec(source)` would, not under this module's
+                # `__future__` imports (which would turn annotations into strings)
+                code = compile(source, filename, "exec", dont_inherit=True)
+                if not self.missed:
+                    import atexit
+
+                    atexit.register(self.save)
+                self.missed.add(group)
+            self.used.setdefault(group, {})[source] = code
+            return code
+
+    def save(self) -> None:
+        """Write the table back: the groups with a miss get the code this process used
+        (dropping what an edit made stale), the others keep what they had."""
+        from pisa_mm.cache import cache_dir, write_entry
+
+        with self._lock:
+            if not self.missed:
+                return
+            table = dict(self.load())
+            for group in self.missed:
+                table[group] = dict(self.used[group])
+            write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
+            directory = cache_dir()
+            if directory is not None:
+                with contextlib.suppress(OSError):
+                    (directory / _OLD_ENTRY).unlink(missing_ok=True)
+
+
+CODES = Codes()
+
+
+def compiled(source: str, group: str, filename: str) -> CodeType:
+    """`compile(source, filename, "exec")`, or the code a process compiled from the same
+    `source` in `group` before (its `co_filename` is the one it was compiled with)."""
+    return CODES.compiled(source, group, filename)

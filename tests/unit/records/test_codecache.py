@@ -1,0 +1,110 @@
+"""The cache of compiled code (pisa_mm/codecache.py) that records.py and cat/inline.py share."""
+
+from __future__ import annotations
+
+import marshal
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from pisa_mm import codecache
+
+SOURCE = "def f(x: int) -> int:\n    return x + 1\n"
+OTHER = "def g() -> str:\n    return 'g'\n"
+
+
+def _run(source: str, name: str, group: str = "g") -> object:
+    scope: dict[str, object] = {}
+    exec(codecache.compiled(source, group, "<test>"), scope)
+    return scope[name]
+
+
+def test_code_is_compiled_once_and_then_read_from_the_cache(
+    entry: Path, restart: Callable[[], None]
+) -> None:
+    first = codecache.compiled(SOURCE, "g", "<test>")
+    assert first == compile(SOURCE, "<test>", "exec", dont_inherit=True)
+    assert codecache.CODES.missed == {"g"}
+    restart()
+    assert entry.exists()
+    assert codecache.compiled(SOURCE, "g", "<other name>") == first
+    assert not codecache.CODES.missed
+    f = _run(SOURCE, "f")
+    assert callable(f) and f(1) == 2
+    # compiled as `exec(source)` compiles it, not under this test's `__future__` import
+    assert f.__annotations__ == {"x": int, "return": int}
+
+
+def test_nothing_is_written_without_a_miss(entry: Path, restart: Callable[[], None]) -> None:
+    codecache.CODES.save()
+    assert not entry.exists()
+    codecache.compiled(SOURCE, "g", "<test>")
+    restart()
+    os.utime(entry, (0, 0))
+    codecache.compiled(SOURCE, "g", "<test>")
+    codecache.CODES.save()
+    assert entry.stat().st_mtime == 0
+
+
+def test_a_group_with_a_miss_keeps_only_the_code_in_use(
+    entry: Path, restart: Callable[[], None]
+) -> None:
+    codecache.compiled(SOURCE, "edited", "<test>")
+    codecache.compiled(SOURCE, "kept", "<test>")
+    restart()
+    codecache.compiled(OTHER, "edited", "<test>")  # the group's source changed
+    restart()
+    table = codecache.CODES.load()
+    assert set(table["edited"]) == {OTHER}
+    assert set(table["kept"]) == {SOURCE}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"garbage",
+        b"",
+        "truncated",
+        marshal.dumps(("Python 2.7", {})),
+        marshal.dumps(["not", "a", "pair"]),
+        marshal.dumps((None, None)),
+    ],
+)
+def test_a_corrupt_or_foreign_cache_file_is_ignored(
+    entry: Path, restart: Callable[[], None], monkeypatch: pytest.MonkeyPatch, content: bytes | str
+) -> None:
+    codecache.compiled(SOURCE, "g", "<test>")
+    codecache.CODES.save()
+    data = entry.read_bytes()
+    entry.write_bytes(data[: len(data) // 2] if content == "truncated" else content)  # type: ignore[arg-type]
+    monkeypatch.setattr(codecache, "CODES", codecache.Codes())
+    assert _run(SOURCE, "f")(1) == 2  # type: ignore[operator]
+    assert codecache.CODES.missed == {"g"}
+    restart()  # the bad file is replaced
+    codecache.compiled(SOURCE, "g", "<test>")
+    assert not codecache.CODES.missed
+
+
+def test_no_cache_file_when_caching_is_off(entry: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PISA_MM_NO_CACHE", "1")
+    assert _run(SOURCE, "f")(1) == 2  # type: ignore[operator]
+    codecache.CODES.save()
+    assert not entry.parent.exists()
+
+
+def test_an_unreadable_and_unwritable_entry_only_costs_time(entry: Path) -> None:
+    (entry / "x").mkdir(parents=True)  # a directory where the file should be
+    assert _run(SOURCE, "f")(1) == 2  # type: ignore[operator]
+    codecache.CODES.save()  # cannot replace a directory: nothing written, nothing raised
+    assert entry.is_dir()
+
+
+def test_the_former_records_table_is_removed(entry: Path) -> None:
+    entry.parent.mkdir(parents=True)
+    old = entry.parent / "records.marshal"
+    old.write_bytes(b"old")
+    codecache.compiled(SOURCE, "g", "<test>")
+    codecache.CODES.save()
+    assert entry.exists() and not old.exists()
