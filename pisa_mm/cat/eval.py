@@ -23,6 +23,7 @@ from itertools import pairwise
 from typing import Protocol, assert_never
 
 from pisa_mm.cat.builtins import BUILTINS
+from pisa_mm.cat.compact import Classes, Orders
 from pisa_mm.cat.inline import Inliner, Slots
 from pisa_mm.cat.syntax import (
     Binary,
@@ -189,6 +190,8 @@ class _Geo:
         return int.from_bytes(buf, "little")
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
+        if isinstance(pairs, Orders | Classes):
+            return self.shape_bits(pairs)
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.
@@ -205,6 +208,44 @@ class _Geo:
                 k = i * n + j
                 buf[k >> 3] |= 1 << (k & 7)
         return int.from_bytes(buf, "little")
+
+    def shape_bits(self, rel: Orders | Classes) -> int:
+        """The bits of a relation given by its shape (cat/compact.py): a row per event,
+        each built in n/64 word steps, and no pair listed."""
+        index = self.index
+        rows: dict[int, int] = {}
+        if isinstance(rel, Classes):
+            for group in rel.classes:
+                bits = self.set_bits(group)
+                for e in group:
+                    i = index.get(e)
+                    if i is not None:
+                        rows[i] = bits
+        else:
+            for order, after in rel.chains:
+                tail = self.set_bits(after)
+                for e in reversed(order):
+                    i = index.get(e)
+                    if i is not None:
+                        rows[i] = rows.get(i, 0) | tail
+                        tail |= 1 << i
+        return self.stack(sorted(rows.items()))
+
+    def stack(self, rows: list[tuple[int, int]]) -> int:
+        """The relation whose row i is r, for each (i, r) of `rows` (by increasing i).
+        Merged pairwise, each value shifted relative to its first row: log n rounds of n*n
+        bits, where shifting every row into place alone would copy n**3 bits."""
+        n = self.n
+        level = rows
+        while len(level) > 1:
+            merged = []
+            for k in range(0, len(level) - 1, 2):
+                (i, a), (j, b) = level[k], level[k + 1]
+                merged.append((i, a | b << ((j - i) * n)))
+            if len(level) % 2:
+                merged.append(level[-1])
+            level = merged
+        return level[0][1] << (level[0][0] * n) if level else 0
 
     def spread(self, s: int) -> int:
         """Set bit i -> relation bit i*n (a column vector), a byte at a time."""

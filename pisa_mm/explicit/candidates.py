@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 
+from pisa_mm.cat.compact import Orders
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
 from pisa_mm.records import record
@@ -72,6 +73,16 @@ class Candidate:
             if later:
                 out.update(itertools.product(order, later))
         return frozenset(out)
+
+    def co_orders(self) -> Orders:
+        """`co_pairs`, given by its orders (no pair listed: cat/compact.py)."""
+        pending = self.pending
+        return Orders(
+            tuple(
+                (order, (pending.get(loc) or frozenset()) if pending else frozenset())
+                for loc, order in self.co.items()
+            )
+        )
 
     def evaluate(self, es: EventStructure, expr: Expr) -> int:
         """`expr` (e.g. a final register) with this execution's read values and contributions."""
@@ -531,13 +542,49 @@ class _Choice:
         all_locs = sorted(set(init_of) | set(by_loc))
         co: CoOrders = {loc: (init_of[loc],) if loc in init_of else () for loc in all_locs}
         pending = {loc: frozenset(by_loc.get(loc, ())) for loc in all_locs}
+        forced: dict[int, int] = {}
+        for loc, writes in by_loc.items():
+            forced.update(self._forced(loc, init_of.get(loc), writes, ids, locs, rf))
 
         def keep() -> bool:
             if self.prune is None:
                 return True
             return self.prune(self._candidate(ids, rf, co, locs, {}, {}, pending))
 
-        return self._co_search(all_locs, co, pending, keep)
+        return self._co_search(all_locs, co, pending, keep, forced)
+
+    def _forced(
+        self,
+        loc: Location,
+        init: int | None,
+        writes: list[int],
+        ids: frozenset[int],
+        locs: Mapping[int, Location],
+        rf: frozenset[tuple[int, int]],
+    ) -> dict[int, int]:
+        """Write -> a write that every allowed coherence order puts before it, as the model's
+        own pruning axioms show: `b` may not precede `a` when the partial candidate whose
+        only coherence is `init, b, a` already fails one (`prune`), since every order with
+        `b` before `a` extends it. Asked only of the consecutive writes of one work-item
+        (m-1 evaluations where the search would try each of m writes at every step), and
+        only from three writes on (with two the search costs no more). A write whose
+        predecessor is still pending is never tried next (`_co_search`): the orders, and
+        the candidates, are those the search would keep without it, in the same order."""
+        out: dict[int, int] = {}
+        if self.prune is None or len(writes) < 3:
+            return out
+        by_thread: dict[int | None, list[int]] = {}
+        for w in writes:
+            by_thread.setdefault(self.es.events[w].thread, []).append(w)
+        head = () if init is None else (init,)
+        for group in by_thread.values():
+            for a, b in itertools.pairwise(group):
+                partial = self._candidate(
+                    ids, rf, {loc: (*head, b)}, locs, {}, {}, {loc: frozenset({a})}
+                )
+                if not self.prune(partial):
+                    out[b] = a
+        return out
 
     @staticmethod
     def _co_search(
@@ -545,9 +592,11 @@ class _Choice:
         co: CoOrders,
         pending: dict[Location, frozenset[int]],
         keep: Callable[[], bool],
+        forced: Mapping[int, int],
     ) -> Iterator[CoOrders]:
         """Depth-first over the locations in order, each one's order write by write; `keep`
-        judges each proper prefix. Iterative: one location may have thousands of writes."""
+        judges each proper prefix, and a write is not tried while the write `forced` puts
+        before it is pending. Iterative: one location may have thousands of writes."""
         active = [loc for loc in all_locs if pending[loc]]
         if not active:
             yield dict(co)
@@ -558,7 +607,9 @@ class _Choice:
 
         def open_step(i: int) -> None:
             loc = active[i]
-            stack.append((i, co[loc], pending[loc], sorted(pending[loc]), [0]))
+            rest = pending[loc]
+            ready = [w for w in sorted(rest) if forced.get(w) not in rest]
+            stack.append((i, co[loc], rest, ready, [0]))
 
         open_step(0)
         while stack:

@@ -8,6 +8,7 @@ import weakref
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 
+from pisa_mm.cat.compact import Classes
 from pisa_mm.cat.eval import EvalResult, Evaluator
 from pisa_mm.cat.syntax import Model
 from pisa_mm.engines import EngineOptions
@@ -40,7 +41,7 @@ __all__ = ["Execution", "executions", "final_state", "run_test"]
 
 ENGINE = "explicit"
 
-Pairs = frozenset[tuple[int, int]]
+Pairs = Iterable[tuple[int, int]]
 
 
 @record
@@ -152,14 +153,14 @@ def _located(
     by_loc: dict[Location, list[int]] = {}
     for eid, loc in locs.items():
         by_loc.setdefault(loc, []).append(eid)
-    return sets, frozenset((a, b) for group in by_loc.values() for a in group for b in group)
+    return sets, Classes(tuple(frozenset(group) for group in by_loc.values()))
 
 
 def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
     order, sets, loc = static.sets_of(cand)
-    rels = {"loc": loc, "rf": cand.rf, "co": cand.co_pairs()}
+    rels = {"loc": loc, "rf": cand.rf, "co": cand.co_orders()}
     return _Base(order, sets, rels, static.rels, ev)
 
 

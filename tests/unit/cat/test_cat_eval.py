@@ -179,3 +179,25 @@ def test_explain_unrolls_a_closure_one_level() -> None:
     res = evaluate(m, execution(po={(10, 20)}, rf={(20, 30)}))
     assert res.explain("hb", 10, 30) == (Step(10, 20, "po"), Step(20, 30, "rf"))
     assert res.explain("hb", 30, 10) == ()
+
+
+def test_relations_given_by_shape_have_the_bits_of_their_pairs() -> None:
+    from pisa_mm.cat.compact import Classes, Orders
+    from pisa_mm.cat.eval import _Geo
+
+    for n in (5, 40, 70):  # both sides of the small-universe threshold
+        geo = _Geo(tuple(range(0, 2 * n, 2)))  # ids 0, 2, 4...: odd ids lie outside
+        orders = Orders(
+            ((tuple(range(0, n, 3)), frozenset({n + 1, n + 2, 1})), ((3, 1), frozenset()))
+        )
+        classes = Classes((frozenset(range(0, n, 2)), frozenset({1, 3, 5})))
+        for rel in (orders, classes, Orders(()), Classes(())):
+            assert geo.rel_bits(rel) == geo.rel_bits(list(rel))
+    assert set(Orders((((1, 2, 3), frozenset({9})),))) == {
+        (1, 2),
+        (1, 3),
+        (2, 3),
+        (1, 9),
+        (2, 9),
+        (3, 9),
+    }

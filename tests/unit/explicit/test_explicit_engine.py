@@ -135,3 +135,39 @@ def test_pruning_makes_long_rmw_chains_tractable() -> None:
     r = run(rmw_chain(12), "exists (P0:%r11 == 11)")
     # P1's add lands before, between or after P0's twelve: 13 executions
     assert (r.positive, r.negative) == (1, 12)
+
+
+STORES_AND_WRITER = """
+P0 @ wg 0 {
+  st.global.32b [@x], 1;
+  st.global.32b [@x], 2;
+  st.global.32b [@x], 3;
+  st.global.32b [@x], 4;
+}
+P1 @ wg 1 {
+  st.global.32b [@x], 5;
+  ld.global.32b %r0, [@x];
+}
+"""
+
+
+@pytest.mark.parametrize("model", ["pisa", "pisa-rc11"])
+def test_pruning_of_forced_coherence_keeps_exactly_the_allowed_executions(model: str) -> None:
+    # P0's four stores: the model's coherence axiom orders them (candidates.py `_forced`),
+    # and P1's store may land anywhere among them.
+    _, es = structure(STORES_AND_WRITER)
+    m = load_model(model)
+    pruned = _allowed(es, m, prune=True)
+    assert pruned == _allowed(es, m, prune=False)
+    orders = {frozenset(co) for _, _, co in pruned}
+    assert len(orders) == 5  # the five places of P1's store among P0's
+
+
+def test_many_stores_in_one_thread_search_one_coherence_order() -> None:
+    # 40 stores: 40! orders, of which the model's own axioms leave one.
+    body = "P0 @ wg 0 {\n" + "".join(f"  st.global.32b [@x], {i};\n" for i in range(40))
+    body += "}\nP1 @ wg 1 {\n  ld.global.32b %r0, [@x];\n}\n"
+    _, es = structure(body)
+    allowed = [ex for ex in executions(es, load_model("pisa")) if ex.allowed]
+    assert len(allowed) == 41  # the load reads the init or one of the 40 stores
+    assert len({ex.candidate.co_pairs() for ex in allowed}) == 1
