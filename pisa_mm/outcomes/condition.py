@@ -136,30 +136,27 @@ def _shown(obs: Observable) -> tuple[tuple[int, str, int, int, int], str]:
 
 def make_state(values: Mapping[Observable, int]) -> State:
     """The printed state: (observable text, value) pairs in observable order."""
-    shown = sorted(((_shown(obs), obs) for obs in values), key=lambda pair: pair[0][0])
-    return State(
-        tuple((text, values[obs]) for (_, text), obs in shown),
-        tuple(value_text(obs, values[obs]) for _, obs in shown),
-    )
+    return state_maker(tuple(values))(tuple(values.values()))
 
 
 def state_maker(obs: Sequence[Observable]) -> Callable[[Sequence[int]], State]:
     """`make_state` for rows of values given in the order of `obs`, with the order, the
     texts and the float formats worked out once (an engine may list tens of thousands of
     states over the same observables)."""
-    order = sorted(range(len(obs)), key=lambda i: obs_key(obs[i]))
+    shown = [_shown(o) for o in obs]
+    order = sorted(range(len(obs)), key=lambda i: shown[i][0])
     ordered = [obs[i] for i in order]
-    names = tuple(str(o) for o in ordered)
+    names = tuple(shown[i][1] for i in order)
     floats = any(o.fmt is not None for o in ordered)
 
     def make(row: Sequence[int]) -> State:
         values = [row[i] for i in order]
-        shown = (
+        texts = (
             tuple(value_text(o, v) for o, v in zip(ordered, values, strict=True))
             if floats
             else tuple(map(str, values))
         )
-        return State(tuple(zip(names, values, strict=True)), shown)
+        return State(tuple(zip(names, values, strict=True)), texts)
 
     return make
 
