@@ -153,14 +153,12 @@ def _method(
     return namespace["__create_fn__"](**local)
 
 
-def _set_new(cls: type, name: str, value: Any) -> bool:
-    """`dataclasses._set_new_attribute`."""
-    if name in cls.__dict__:
-        return True
-    if isinstance(value, FunctionType):
-        value.__qualname__ = f"{cls.__qualname__}.{value.__name__}"
-    setattr(cls, name, value)
-    return False
+def _set_new(namespace: dict[str, Any], qualname: str, name: str, value: Any) -> None:
+    """`dataclasses._set_new_attribute`, on the class's namespace."""
+    if name not in namespace:
+        if isinstance(value, FunctionType):
+            value.__qualname__ = f"{qualname}.{value.__name__}"
+        namespace[name] = value
 
 
 def _tuple(name: str, fields: list[dataclasses.Field[Any]]) -> str:
@@ -230,20 +228,31 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         return None
     if frozen and ("__setattr__" in own or "__delattr__" in own):
         return None
+    if not cls.__doc__ and (
+        type(cls) is not type
+        or any(name in own for name in ("__init__", "__new__", "__signature__"))
+        or any(vars(base).get("__new__") is not None for base in cls.__mro__[1:-1])
+    ):
+        return None  # its docstring would be what `inspect.signature` makes of the class
     class_hash = own.get("__hash__", _MISSING)
     explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
 
-    # from here on, what dataclasses does, in its order
-    cls.__dataclass_params__ = dataclasses._DataclassParams(  # type: ignore[attr-defined]
+    # From here on, what dataclasses does to the class, in its order, done to a copy of its
+    # namespace (a dict keeps the order of the class's own, as setattr and delattr would);
+    # the slotted class is made from it, another class is given it at the end. Setting a
+    # dunder on a class updates its type slots each time: a good part of the cost.
+    namespace = dict(own)
+    qualname = cls.__qualname__
+    namespace["__dataclass_params__"] = dataclasses._DataclassParams(  # type: ignore[attr-defined]
         True, True, eq, order, False, frozen
     )
     for f in fields.values():
         if isinstance(getattr(cls, f.name, None), dataclasses.Field):
             if f.default is _MISSING:
-                delattr(cls, f.name)
+                del namespace[f.name]
             else:
-                setattr(cls, f.name, f.default)
-    cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
+                namespace[f.name] = f.default
+    namespace["__dataclass_fields__"] = fields
     group = f"records {cls.__module__}"
 
     # __init__
@@ -290,18 +299,19 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         local,
         returns=True,
     )
-    _set_new(cls, "__init__", init)
+    _set_new(namespace, qualname, "__init__", init)
 
     shown = ", ".join([f"{f.name}={{self.{f.name}!r}}" for f in real if f.repr])
     text = f'return self.__class__.__qualname__ + f"({shown})"'
-    _set_new(cls, "__repr__", _recursive_repr(_method("__repr__", "self", [text], group, scope)))
+    shown_fn = _recursive_repr(_method("__repr__", "self", [text], group, scope))
+    _set_new(namespace, qualname, "__repr__", shown_fn)
     compared = [f for f in real if f.compare]
     mine, theirs = _tuple("self", compared), _tuple("other", compared)
     operators = ((("__eq__", "=="),) if eq else ()) + (_ORDER if order else ())
     for name, op in operators:
         body = ["if other.__class__ is self.__class__:", f" return {mine}{op}{theirs}"]
         body.append("return NotImplemented")
-        _set_new(cls, name, _method(name, "self,other", body, group, scope))
+        _set_new(namespace, qualname, name, _method(name, "self,other", body, group, scope))
     if frozen:
         local = {"cls": cls, "FrozenInstanceError": dataclasses.FrozenInstanceError}
         names = "(" + ",".join(repr(f.name) for f in real) + ",)" if real else "()"
@@ -314,21 +324,27 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
                 f' raise FrozenInstanceError(f"cannot {verb} field {{name!r}}")',
                 f"super(cls, self).{call}",
             ]
-            _set_new(cls, name, _method(name, args, body, group, scope, local))
+            _set_new(namespace, qualname, name, _method(name, args, body, group, scope, local))
     if eq and not explicit_hash:
         if frozen:
             hashed = [f for f in real if (f.compare if f.hash is None else f.hash)]
             body = [f"return hash({_tuple('self', hashed)})"]
             fn = _method("__hash__", "self", body, group, scope)
-            fn.__qualname__ = f"{cls.__qualname__}.{fn.__name__}"
-            cls.__hash__ = fn  # type: ignore[method-assign]
+            fn.__qualname__ = f"{qualname}.{fn.__name__}"
+            namespace["__hash__"] = fn
         else:
-            cls.__hash__ = None  # type: ignore[assignment]
+            namespace["__hash__"] = None
     if not cls.__doc__:
-        cls.__doc__ = cls.__name__ + _signature(cls, positional, keywords)
-    _set_new(cls, "__match_args__", tuple(f.name for f in positional))
+        namespace["__doc__"] = cls.__name__ + _signature(positional, keywords)
+    _set_new(namespace, qualname, "__match_args__", tuple(f.name for f in positional))
     if slots:
-        cls = _slotted(cls, [f.name for f in real], frozen, weakref_slot)
+        cls = _slotted(cls, namespace, [f.name for f in real], frozen, weakref_slot)
+    else:
+        for name, value in namespace.items():
+            if own.get(name, _MISSING) is not value:
+                setattr(cls, name, value)
+        for name in [name for name in own if name not in namespace]:
+            delattr(cls, name)
     abc.update_abstractmethods(cls)
     return cls
 
@@ -343,25 +359,11 @@ def _param(f: dataclasses.Field[Any]) -> str:
 
 
 def _signature(
-    cls: type, positional: list[dataclasses.Field[Any]], keywords: list[dataclasses.Field[Any]]
+    positional: list[dataclasses.Field[Any]], keywords: list[dataclasses.Field[Any]]
 ) -> str:
     """`str(inspect.signature(cls)).replace(' -> None', '')`, as dataclasses makes a missing
-    docstring, for a class whose `__init__` is the one made here (without `inspect`, whose
+    docstring, for a plain class whose `__init__` is the one made here (without `inspect`, whose
     import costs more than the whole builder)."""
-    init = cls.__dict__["__init__"]
-    if (
-        type(cls) is not type
-        or "__new__" in cls.__dict__
-        or "__signature__" in cls.__dict__
-        or init.__code__.co_filename != "<string>"
-        or any(vars(base).get("__new__") is not None for base in cls.__mro__[1:-1])
-    ):
-        import inspect  # not a class of the tree: what dataclasses does, exactly
-
-        try:
-            return str(inspect.signature(cls)).replace(" -> None", "")
-        except (TypeError, ValueError):
-            return ""
 
     def text(f: dataclasses.Field[Any]) -> str:
         if f.default is not _MISSING:
@@ -376,9 +378,10 @@ def _signature(
     return f"({', '.join(params)}) -> None".replace(" -> None", "")
 
 
-def _slotted(cls: type[T], fields: list[str], frozen: bool, weakref_slot: bool) -> type[T]:
-    """`dataclasses._add_slots`: the class again, with a slot per field."""
-    namespace = dict(cls.__dict__)
+def _slotted(
+    cls: type[T], namespace: dict[str, Any], fields: list[str], frozen: bool, weakref_slot: bool
+) -> type[T]:
+    """`dataclasses._add_slots`: the class again, from `namespace`, with a slot per field."""
     inherited: set[str] = set()
     for base in cls.__mro__[1:-1]:
         declared = base.__dict__.get("__slots__")
