@@ -2,15 +2,17 @@
 
 Sections (all by default; `--only a,b` picks some):
 
-- `startup`: `pisa-mm run MP.litmus` (one small test, default options): median and minimum
-  wall and CPU time of --repeat runs after one untimed run (which fills the user's cache:
-  lark's tables, the compiled model, the code of the records' methods), and what
-  `python -X importtime` says of that run, each module's smallest figure over three runs:
-  the modules imported, their total self time, the largest packages, the top offenders
-  (self and cumulative ms), and whether z3, lark, pebble and multiprocessing were imported
-  at all. Then what `@record` saves (pisa_mm/records.py): the CPU time of making 120
-  frozen slotted dataclasses of four fields with `dataclasses.dataclass` and with
-  `record`, its compiled methods in the cache.
+- `startup`: `pisa-mm run MP.litmus` (one small test, default options, started as the
+  installed script starts it), after the interpreter's own floor (`python -c pass`, and
+  with `-S`: without site's .pth files, where an editable install's finder would be
+  imported): median and minimum wall and CPU time of --repeat runs after one untimed run
+  (which fills the user's cache: lark's tables, the compiled model, the code of the
+  records' methods), and what `python -X importtime` says of that run, each module's
+  smallest figure over three runs: the modules imported, their total self time, the
+  largest packages, the top offenders (self and cumulative ms), and whether z3, lark,
+  pebble and multiprocessing were imported at all. Then what `@record` saves
+  (pisa_mm/records.py): the CPU time of making 120 frozen slotted dataclasses of four
+  fields with `dataclasses.dataclass` and with `record`, its compiled methods in the cache.
 - `throughput`: `pisa-mm run DIR --no-time` at `--jobs 1` and at the default (the
   machine's cores), in tests per second of wall time and per CPU second (the process and
   its workers), on a suite this script generates with `pisa-mm gen`:
@@ -46,6 +48,7 @@ bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s a
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -74,11 +77,41 @@ SUITE_BUDGET = 900.0  # seconds of one engine over a whole suite (auto section)
 # ---------------------------------------------------------------- start-up
 
 
+# What the installed `pisa-mm` script runs (not `python -m pisa_mm.cli`, which adds runpy).
+ENTRY = "import sys; from pisa_mm.cli import main; sys.exit(main())"
+
+
+def _entry_point(src: Path, env: dict[str, str], *argv: str) -> tuple[float, float]:
+    """Wall and CPU seconds of one `pisa-mm` run from the tree `src`, started as the
+    installed script starts it."""
+    full = dict(env, PYTHONPATH=str(src))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-P", "-c", ENTRY, *argv], env=full, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def interpreter_floor(repeat: int) -> None:
+    """The interpreter alone, with and without `site` (which imports the .pth files'
+    modules: an editable install's import-hook finder is one)."""
+    for label, flags in (("python -c pass", ()), ("python -S -c pass", ("-S",))):
+        walls = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, *flags, "-c", "pass"], check=True)
+            walls.append(time.perf_counter() - start)
+        print(f"  {label}: wall median {statistics.median(walls) * 1000:.0f} ms, "
+              f"min {min(walls) * 1000:.0f} ms")  # fmt: skip
+
+
 def _importtime(src: Path, env: dict[str, str], runs: int = 3) -> list[str]:
     """What `-X importtime` says of `run MP.litmus`: per module, its smallest self and
     cumulative microseconds over `runs` runs (the machine is shared)."""
     env = dict(env, PYTHONPATH=str(src))
-    argv = [sys.executable, "-X", "importtime", "-P", "-m", "pisa_mm.cli", "run", str(MP_TEST)]
+    argv = [sys.executable, "-X", "importtime", "-P", "-c", ENTRY, "run", str(MP_TEST)]
     own: dict[str, int] = {}
     cumulative: dict[str, int] = {}
     for _ in range(runs):
@@ -149,8 +182,8 @@ def startup(src: Path, repeat: int) -> dict[str, float]:
 
 
 def _startup(src: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
-    pisa_mm(src, "run", str(MP_TEST), env=env)  # fills the caches, as any earlier run would
-    runs = [pisa_mm(src, "run", str(MP_TEST), env=env) for _ in range(repeat)]
+    _entry_point(src, env, "run", str(MP_TEST))  # fills the caches, as any earlier run would
+    runs = [_entry_point(src, env, "run", str(MP_TEST)) for _ in range(repeat)]
     walls, cpus = [w for w, _ in runs], [c for _, c in runs]
     figures = {
         "wall_median": statistics.median(walls),
@@ -436,6 +469,7 @@ def main() -> int:
             print(f"generated suite: {n} tests ({', '.join(SHAPES)}; {' '.join(GEN_OPTIONS)})")
         if "startup" in only:
             print(f"\nstart-up: pisa-mm run {MP_TEST.relative_to(ROOT)}")
+            interpreter_floor(args.repeat)
             figures = {}
             for label, src in trees:
                 print(f" {label} ({src})")

@@ -59,16 +59,20 @@ def lark_cache(name: str) -> str | bool:
 
 def digest(parts: Iterable[str | bytes]) -> str:
     """A hash of `parts` (with pisa-mm's and Python's versions), for a cache key."""
-    import hashlib
+    try:  # CPython's own SHA-256: hashlib loads OpenSSL first, a few ms of every start-up
+        from _sha256 import sha256  # type: ignore[import-not-found]
+    except ImportError:  # another Python (3.12 names it _sha2)
+        from hashlib import sha256
 
     from pisa_mm import __version__
 
-    h = hashlib.sha256(f"pisa-mm {__version__} python {sys.version}".encode())
+    h = sha256(f"pisa-mm {__version__} python {sys.version}".encode())
     for part in parts:
         data = part.encode("utf-8") if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
         h.update(data)
-    return h.hexdigest()
+    hexdigest: str = h.hexdigest()
+    return hexdigest
 
 
 def pickled(kind: str, key: str, build: Callable[[], T]) -> T:

@@ -12,20 +12,24 @@ from typing import NoReturn, Protocol, cast
 from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
 
-# Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
-# To add one, add its name here; only the chosen subcommand's module is imported.
-SUBCOMMANDS = (
-    "parse",
-    "run",
-    "query",
-    "trace",
-    "crossval",
-    "diff",
-    "promote",
-    "gen",
-    "import",
-    "serve",
-)
+# Each subcommand lives in pisa_mm/commands/<name>.py and exposes add_arguments and main; its
+# one-line help is here, so that `pisa-mm --help` imports no subcommand. To add one, add it
+# here; only the chosen subcommand's module is imported.
+SUBCOMMANDS = {
+    "parse": "parse litmus tests and print their event structures (events, paths, relations)",
+    "run": "run litmus tests under a model and print herd-style results",
+    "query": "ask whether a final-state outcome is allowed: a witness execution, or why not; "
+    "or (--liveness) whether a spin loop may hang",
+    "trace": "print one operational-machine schedule that reaches a final-state outcome",
+    "crossval": "cross-validate the operational machine against the axiomatic engine",
+    "diff": "list the tests whose verdict, states or flags differ between two models",
+    "promote": "record the current results of litmus tests as their expectations "
+    "(X.litmus.expected)",
+    "gen": "generate litmus tests from classic shapes or diy-style cycles, swept over PISA's "
+    "parameters",
+    "import": "translate herd C11 / OpenCL litmus tests into PISA litmus files",
+    "serve": "serve a local web explorer: edit a litmus test, pick a model, run it, see its graphs",
+}
 # Subcommands whose module name differs from the command (`import` is a Python keyword).
 MODULES = {"import": "import_tests"}
 
@@ -45,8 +49,6 @@ _OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EBADF, 
 
 
 class Command(Protocol):
-    HELP: str
-
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
     def main(self, args: argparse.Namespace) -> int: ...
@@ -114,9 +116,12 @@ def _chosen(argv: Sequence[str]) -> str | None:
 _SUBPARSERS: dict[str, argparse.ArgumentParser] = {}
 
 
-def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict[str, Command]]:
-    """The parser with every subcommand; with `only`, the other subcommands are registered
-    by name without importing their modules (start-up time)."""
+def build_parser(
+    only: str | None = None, *, summary: bool = False
+) -> tuple[argparse.ArgumentParser, dict[str, Command]]:
+    """The parser with every subcommand; with `only`, that subcommand alone (start-up time:
+    no other module is imported, no other parser made); with `summary`, every subcommand
+    by name and help line, without importing any (`pisa-mm --help`, a usage error)."""
     parser = _Parser(
         prog="pisa-mm",
         description="Memory-model checker for Intel's Portable ISA (PISA) litmus tests.",
@@ -129,14 +134,16 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
         dest="command", metavar="COMMAND", required=True, parser_class=_Parser
     )
     commands: dict[str, Command] = {}
-    for name in SUBCOMMANDS:
+    for name, text in SUBCOMMANDS.items():
         if only is not None and name != only:
-            sub.add_parser(name)
+            continue
+        if summary:
+            sub.add_parser(name, help=text, add_help=False)
             continue
         cmd = _load(name)
         if cmd is None:
             continue
-        p = sub.add_parser(name, help=cmd.HELP, description=cmd.HELP)
+        p = sub.add_parser(name, help=text, description=text)
         _SUBPARSERS[name] = p
         # SUPPRESS: given before the subcommand, the top-level flag must survive
         p.add_argument(
@@ -161,7 +168,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        parser, commands = build_parser(_chosen(argv))
+        chosen = _chosen(argv)
+        parser, commands = build_parser(chosen, summary=chosen is None)
     finally:
         if collecting:
             gc.enable()

@@ -4,15 +4,19 @@ Two modules generate source and run it: `records.py` (the methods `dataclasses` 
 each `@record`) and `cat/inline.py` (one function per dynamic cat definition or check).
 Compiling it is most of what they cost at start-up, so both take their code objects from
 here: one marshal table in the cache (pisa_mm/cache.py, entry `code.marshal`), group ->
-source text -> code object, read on first use and written back atomically at exit when some
-source was not in it. The key is the source text itself, so an edited class or model finds
-no entry and is compiled anew; the table records the Python that compiled it and is ignored
-under another one (marshal's format and the bytecode change between versions).
+the marshalled bytes of that group's own table (source text -> code object). The file is read on
+first use, but a group is unmarshalled only when it is first asked for (a process uses a few
+of the groups that all processes wrote), and the table is written back atomically at exit
+when some source was not in it. The key is the source text itself, so an edited class or
+model finds no entry and is compiled anew; the table records the Python that compiled it (and
+its own format) and is ignored under another one (marshal's format and the bytecode change
+between versions).
 
 A group is what one process uses whole: records.py's groups are modules (all of a module's
-classes are made at its import), inline.py's is the cat model's generated functions. When a
-group misses, the table keeps for it only the code this process used, so that the entries an
-edit made stale are dropped, not kept forever; the other groups keep what they had.
+classes are made at its import), inline.py's are the cat models (one group per model: its
+generated functions). When a group misses, the table keeps for it only the code this process
+used, so that the entries an edit made stale are dropped, not kept forever; the other groups
+keep what they had, unread.
 """
 
 from __future__ import annotations
@@ -25,32 +29,36 @@ from types import CodeType
 
 __all__ = ["compiled"]
 
-# The cache entry's name, and what its code objects depend on besides their text.
+# The cache entry's name, and what its code objects depend on besides their text (with the
+# table's format: "2", a group's table marshalled on its own).
 ENTRY = "code.marshal"
-_PYTHON = f"{sys.version} {sys.implementation.cache_tag}"
+_PYTHON = f"2 {sys.version} {sys.implementation.cache_tag}"
 # What records.py wrote before this module shared its table: removed on the first write.
 _OLD_ENTRY = "records.marshal"
 
-_Table = dict[str, dict[str, CodeType]]
+_Group = dict[str, CodeType]
 
 
 class Codes:
-    """The compiled code by group and source text: that read from the cache, and that this
-    process used (what is written back for the groups that missed)."""
+    """The compiled code by group and source text: that read from the cache (each group
+    unmarshalled on first use), and that this process used (what is written back for the
+    groups that missed)."""
 
     def __init__(self) -> None:
-        self.stored: _Table | None = None
-        self.used: _Table = {}
+        self.stored: dict[str, bytes] | None = None  # group -> its marshalled table
+        self.groups: dict[str, _Group] = {}  # the groups unmarshalled so far
+        self.used: dict[str, _Group] = {}
         self.missed: set[str] = set()  # the groups with a source not in the cache
         # reentrant: loading the table imports pisa_mm.cache, which could one day define a
         # record of its own
         self._lock = threading.RLock()
 
-    def load(self) -> _Table:
+    def load(self) -> dict[str, bytes]:
+        """The table read from the cache: group -> its marshalled table (not yet read)."""
         if self.stored is None:
             from pisa_mm.cache import read_entry
 
-            stored: _Table = {}
+            stored: dict[str, bytes] = {}
             data = read_entry(ENTRY)
             if data is not None:
                 try:
@@ -62,9 +70,23 @@ class Codes:
             self.stored = stored
         return self.stored
 
+    def group(self, name: str) -> _Group:
+        """The code stored for group `name` (source text -> code), unmarshalled on first use."""
+        codes = self.groups.get(name)
+        if codes is None:
+            codes = {}
+            data = self.load().get(name)
+            if isinstance(data, bytes):
+                with contextlib.suppress(EOFError, ValueError, TypeError):
+                    table = marshal.loads(data)
+                    if isinstance(table, dict):
+                        codes = table
+            self.groups[name] = codes
+        return codes
+
     def compiled(self, source: str, group: str, filename: str) -> CodeType:
         with self._lock:
-            code = self.load().get(group, {}).get(source)
+            code = self.group(group).get(source)
             if code is None:
                 # dont_inherit: compiled as `exec(source)` would, not under this module's
                 # `__future__` imports (which would turn annotations into strings)
@@ -79,7 +101,7 @@ class Codes:
 
     def save(self) -> None:
         """Write the table back: the groups with a miss get the code this process used
-        (dropping what an edit made stale), the others keep what they had."""
+        (dropping what an edit made stale), the others keep their bytes as they were."""
         from pisa_mm.cache import cache_dir, write_entry
 
         with self._lock:
@@ -87,7 +109,7 @@ class Codes:
                 return
             table = dict(self.load())
             for group in self.missed:
-                table[group] = dict(self.used[group])
+                table[group] = marshal.dumps(self.used[group])
             write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
             directory = cache_dir()
             if directory is not None:

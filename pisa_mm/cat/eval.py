@@ -483,7 +483,7 @@ class Evaluator:
         self._fn_of: dict[int, _Fn] = {}  # id(expression node) -> its compiled function
         # Where the compiled values live, for the generated functions (cat/inline.py).
         self._slots = Slots(fns=self._fn_of)
-        self._inliner = Inliner(self._slots, model.type_of, _static_cache)
+        self._inliner = Inliner(self._slots, model.type_of, _static_cache, model.path)
         self._compile_definitions()
         self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
         self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]

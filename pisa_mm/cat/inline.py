@@ -63,8 +63,11 @@ class Inliner:
         slots: Slots,
         type_of: Callable[[Expr], Ty],
         cache: Callable[[int, Callable[[Any], int]], Callable[[Any], int]],
+        model: str = "",
     ) -> None:
         self.slots = slots
+        # the group of the generated code in pisa_mm/codecache.py: one per model
+        self.group = f"cat inline {model}"
         self.type_of = type_of
         self.cache = cache  # (slot, compute) -> a reader that stores into the static slot
         self._static: dict[int, Callable[[Any], int]] = {}
@@ -82,7 +85,7 @@ class Inliner:
         # process), so that every process generates the same text for the same model and
         # finds its code in the cache (pisa_mm/codecache.py).
         source = f"def _inline(c):\n    vals = c.vals\n    geo = c.geo\n    return {body}\n"
-        code = compiled(source, "cat inline", "<cat inline>")
+        code = compiled(source, self.group, "<cat inline>")
         exec(code, env)  # our own source, generated from the model's syntax tree
         fn: Callable[[Any], Any] = env["_inline"]
         return fn

@@ -30,8 +30,6 @@ from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
 from pisa_mm.runner.reporters import Kind, unanswered
 
-HELP = "cross-validate the operational machine against the axiomatic engine"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_selection_arguments(parser)

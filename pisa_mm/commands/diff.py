@@ -43,8 +43,6 @@ from pisa_mm.runner.options import (
 from pisa_mm.runner.outcome import Exit, worst
 from pisa_mm.runner.reporters import Kind, unanswered
 
-HELP = "list the tests whose verdict, states or flags differ between two models"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("old", metavar="OLD", help="the model before: a .cat file or a name")

@@ -25,8 +25,6 @@ from pisa_mm.records import record
 if TYPE_CHECKING:
     from pisa_mm.gen.sweep import Source, Sweep
 
-HELP = "generate litmus tests from classic shapes or diy-style cycles, swept over PISA's parameters"
-
 T = TypeVar("T")
 E = TypeVar("E", bound=enum.Enum)
 

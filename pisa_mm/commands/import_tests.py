@@ -12,8 +12,6 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.importers import Unsupported, load
 from pisa_mm.importers.writer import write_atomic
 
-HELP = "translate herd C11 / OpenCL litmus tests into PISA litmus files"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

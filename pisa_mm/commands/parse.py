@@ -11,8 +11,6 @@ from pisa_mm.events.build import DEFAULT_UNROLL, build
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.report.parse_table import render_plain, render_rich, structure_to_dict
 
-HELP = "parse litmus tests and print their event structures (events, paths, relations)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

@@ -26,8 +26,6 @@ from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
 from pisa_mm.runner.reporters import Kind, unanswered
 
-HELP = "record the current results of litmus tests as their expectations (X.litmus.expected)"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(

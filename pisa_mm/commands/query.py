@@ -32,11 +32,6 @@ from pisa_mm.runner.options import (
 from pisa_mm.runner.outcome import Exit
 from pisa_mm.smt.query import Allowed, QueryResult, query
 
-HELP = (
-    "ask whether a final-state outcome is allowed: a witness execution, or why not; "
-    "or (--liveness) whether a spin loop may hang"
-)
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("test", metavar="TEST", help="a litmus file")

@@ -61,7 +61,6 @@ if TYPE_CHECKING:
     from pisa_mm.outcomes.model import TestResult
 
 __all__ = [
-    "HELP",
     "Loaded",
     "add_arguments",
     "add_engine_argument",
@@ -79,8 +78,6 @@ __all__ = [
     "run_tests",
     "test_unroll",
 ]
-
-HELP = "run litmus tests under a model and print herd-style results"
 
 T = TypeVar("T")
 

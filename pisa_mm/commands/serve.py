@@ -10,8 +10,6 @@ from pathlib import Path
 from pisa_mm.errors import PisaMMError
 from pisa_mm.runner.budget import Budget, parse_seconds
 
-HELP = "serve a local web explorer: edit a litmus test, pick a model, run it, see its graphs"
-
 DEFAULT_PORT = 8765
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_MEMORY_MIB = 2048

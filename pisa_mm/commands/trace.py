@@ -26,8 +26,6 @@ from pisa_mm.runner.job import Spent, under_budget
 from pisa_mm.runner.options import add_budget_arguments, budget_of
 from pisa_mm.runner.outcome import Exit
 
-HELP = "print one operational-machine schedule that reaches a final-state outcome"
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("test", metavar="TEST", help="a litmus file")

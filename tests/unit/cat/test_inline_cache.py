@@ -31,6 +31,7 @@ from pisa_mm.events.build import build
 from pisa_mm.explicit.engine import run_test
 from pisa_mm.litmus import load_test
 
+group = "cat inline " + load_model("pisa").path  # the pisa model's group
 results = []
 for path in sys.argv[1:]:
     test = load_test(path)
@@ -38,8 +39,8 @@ for path in sys.argv[1:]:
     results.append(repr(dataclasses.replace(result, seconds=0.0)))
 print(json.dumps({
     "results": results,
-    "sources": sorted(codecache.CODES.used.get("cat inline", {})),
-    "missed": "cat inline" in codecache.CODES.missed,
+    "sources": sorted(codecache.CODES.used.get(group, {})),
+    "missed": group in codecache.CODES.missed,
 }))
 """
 

@@ -56,9 +56,23 @@ def test_a_group_with_a_miss_keeps_only_the_code_in_use(
     restart()
     codecache.compiled(OTHER, "edited", "<test>")  # the group's source changed
     restart()
-    table = codecache.CODES.load()
-    assert set(table["edited"]) == {OTHER}
-    assert set(table["kept"]) == {SOURCE}
+    assert set(codecache.CODES.group("edited")) == {OTHER}
+    assert set(codecache.CODES.group("kept")) == {SOURCE}
+
+
+def test_a_group_is_unmarshalled_only_when_used(entry: Path, restart: Callable[[], None]) -> None:
+    codecache.compiled(SOURCE, "used", "<test>")
+    codecache.compiled(OTHER, "unused", "<test>")
+    restart()
+    assert set(codecache.CODES.load()) == {"used", "unused"}  # each group's bytes
+    codecache.compiled(SOURCE, "used", "<test>")
+    assert set(codecache.CODES.groups) == {"used"}
+    codecache.compiled(OTHER, "new", "<test>")
+    restart()  # the group never read is written back as it was
+    assert codecache.compiled(OTHER, "unused", "<test>") == compile(
+        OTHER, "<test>", "exec", dont_inherit=True
+    )
+    assert not codecache.CODES.missed
 
 
 @pytest.mark.parametrize(
@@ -70,6 +84,9 @@ def test_a_group_with_a_miss_keeps_only_the_code_in_use(
         marshal.dumps(("Python 2.7", {})),
         marshal.dumps(["not", "a", "pair"]),
         marshal.dumps((None, None)),
+        marshal.dumps((codecache._PYTHON, {"g": b"garbage"})),
+        marshal.dumps((codecache._PYTHON, {"g": {SOURCE: None}})),
+        marshal.dumps((codecache._PYTHON, {"g": marshal.dumps([SOURCE])})),
     ],
 )
 def test_a_corrupt_or_foreign_cache_file_is_ignored(
