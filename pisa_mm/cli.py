@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import errno
 import gc
+import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, Protocol, cast
+from typing import Any, NoReturn, Protocol, cast
 
 from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
@@ -54,8 +55,43 @@ class Command(Protocol):
     def main(self, args: argparse.Namespace) -> int: ...
 
 
+def _columns() -> int:
+    """The terminal's width as `shutil.get_terminal_size` finds it (`COLUMNS`, then stdout's
+    terminal, then 80), without importing shutil: argparse makes a formatter for every
+    `add_argument`, and shutil (with bz2, lzma and zlib) is 4 ms of start-up."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, told the width instead of asking shutil for it."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        super().__init__(
+            prog, indent_increment, max_help_position, _columns() - 2 if width is None else width
+        )
+
+
 class _Parser(argparse.ArgumentParser):
     """argparse, with suggestions for the options and habits of herd users."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         hint = _hint(self, message)

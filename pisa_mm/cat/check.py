@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import assert_never
@@ -257,6 +256,8 @@ class _Checker:
             self.builtins_used.add(name)
             return BUILTINS[name].ty
         known = [*self.env, *self.pending, *BUILTINS]
+        import difflib  # only for a misspelling's hint, never on a good input's path
+
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         raise PisaMMError.at(span, f"unknown name '{name}'{hint}", "cat-name")

@@ -3,7 +3,6 @@ herd constructs we do not support are named as such before lark sees them."""
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 from pathlib import Path
@@ -99,6 +98,8 @@ def _check_header(text: str, filename: str) -> None:
     m = _FIRST_WORD.match(text)
     if m is None or m.group(1) in KEYWORDS:
         return
+    import difflib  # only for a misspelling's hint, never on a good input's path
+
     close = difflib.get_close_matches(m.group(1), _STATEMENT_KEYWORDS, n=1, cutoff=0.75)
     if close:
         line, col = _line_col(text, m.start(1))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import re
 
 from pisa_mm.errors import PisaMMError, Span
@@ -198,6 +197,8 @@ def _newcomer_error(line: int, text: str, path: str) -> PisaMMError | None:
             "syntax",
         )
     if word is not None and word.group(1) not in _KEYWORDS:
+        import difflib  # only for a misspelling's hint, never on a good input's path
+
         close = difflib.get_close_matches(word.group(1), _KEYWORDS, n=1, cutoff=0.7)
         if close:
             return PisaMMError.at(

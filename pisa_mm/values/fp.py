@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal, localcontext
-from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.values.expr import FpFormat
+
+# fractions and decimal (4 ms of start-up) are imported by the functions that use them: only
+# tests with floating-point values need them
+if TYPE_CHECKING:
+    from decimal import Decimal
+    from fractions import Fraction
 
 __all__ = [
     "bits_to_float_text",
@@ -93,6 +98,8 @@ def negate(bits: int, fmt: FpFormat) -> int:
 
 def to_fraction(bits: int, fmt: FpFormat) -> Fraction:
     """The exact value of a finite pattern; -0 gives 0 (ask `sign_bit` for the sign)."""
+    from fractions import Fraction
+
     exp = _exp_field(bits, fmt)
     frac = _fraction_field(bits, fmt)
     if exp == (1 << fmt.ebits) - 1:
@@ -120,6 +127,8 @@ def from_fraction(value: Fraction, fmt: FpFormat, negative_zero: bool = False) -
     Overflow gives an infinity, gradual underflow gives subnormals. An exact zero becomes -0
     when `negative_zero` is set; a nonzero value that rounds to zero keeps its own sign.
     """
+    from fractions import Fraction
+
     negative = value < 0
     a = -value if negative else value
     if a == 0:
@@ -193,6 +202,8 @@ def _min_max(a: int, b: int, fmt: FpFormat, want_min: bool) -> int:
 
 
 def _order_key(bits: int, fmt: FpFormat) -> tuple[int, Fraction]:
+    from fractions import Fraction
+
     if is_inf(bits, fmt):
         return (-1 if sign_bit(bits, fmt) else 1, Fraction(0))
     return (0, to_fraction(bits, fmt))
@@ -257,6 +268,8 @@ def float_literal_to_bits(text: str, fmt: FpFormat, span: Span | None = None) ->
 
 
 def _from_double(value: float, fmt: FpFormat) -> int:
+    from fractions import Fraction
+
     if value != value:
         return canonical_nan(fmt)
     if value in (float("inf"), float("-inf")):
@@ -271,6 +284,8 @@ def bits_to_float_text(bits: int, fmt: FpFormat) -> str:
     Infinities print as `inf`/`-inf`, the canonical NaN as `nan` and any other NaN as
     `nan(0x...)` with its full bit pattern, so that reports never hide a payload.
     """
+    from decimal import localcontext
+
     _check_bits(bits, fmt)
     if is_nan(bits, fmt):
         return "nan" if bits == canonical_nan(fmt) else f"nan({bits:#x})"
@@ -294,6 +309,8 @@ def bits_to_float_text(bits: int, fmt: FpFormat) -> str:
 
 def _exact_decimal(value: Fraction) -> Decimal:
     """A dyadic rational written exactly as a Decimal (denominators are powers of two)."""
+    from decimal import Decimal, localcontext
+
     n, d = value.numerator, value.denominator
     k = d.bit_length() - 1  # d == 2**k
     with localcontext() as ctx:

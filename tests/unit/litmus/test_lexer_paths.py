@@ -3,19 +3,20 @@ context once it has been used enough) read the same token everywhere."""
 
 from __future__ import annotations
 
-import gc
 import random
 from pathlib import Path
 
 from pisa_mm.litmus import lexer
-from pisa_mm.litmus import parser as _parser  # noqa: F401  (its contexts)
+from pisa_mm.litmus import parser as _parser
 
 ROOT = Path(__file__).resolve().parents[3]
 EXTRA = "(* open comment (* x *) ~exists !~ /\\ \\/ && || -> == != = .v4.32b P1 wg0 gpu2 1e5"
 
 
 def _contexts() -> list[lexer.Context]:
-    found = {c.names: c for c in gc.get_objects() if isinstance(c, lexer.Context) and c.names}
+    """The parser's contexts: its module's constants (a search of `gc`'s objects found only
+    some of them after the CLI tests had run in the same process)."""
+    found = {c.names: c for c in vars(_parser).values() if isinstance(c, lexer.Context) and c.names}
     found[lexer._ANY_TOKEN.names] = lexer._ANY_TOKEN
     return list(found.values())
 
