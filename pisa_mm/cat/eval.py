@@ -73,6 +73,8 @@ _BIG = 96
 # universe, a few on a big one (each value is n*n bits; hashing one is a pass over it).
 _MEMO_LIMIT = 4096
 _BIG_MEMO_LIMIT = 8
+# Relations of at most this many pairs are taken pair by pair on big universes.
+_FEW = 16
 # Relations whose rows `_Geo.split` keeps (the last ones split or joined).
 _ROWS_KEPT = 16
 # Definitions this many levels deep (through other definitions) or more compute their
@@ -340,6 +342,14 @@ class _Geo:
 
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
+        if a.bit_count() <= _FEW:
+            # A few pairs (rf^-1, rmw): their rows of b, not a split of a.
+            rows_b = self.split(b)
+            few = [0] * n
+            for k in _bits_of(a):
+                i, j = divmod(k, n)
+                few[i] |= rows_b[j]
+            return self.join(few)
         # Up to 64 row unions per row: past that the column algorithm's n steps are cheaper.
         out = big.compose(self.split(a), self.split(b), 64 * n)
         return self._compose(a, b) if out is None else self.join(out)

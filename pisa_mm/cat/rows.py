@@ -76,10 +76,16 @@ def from_positions(positions: Iterable[int], nbits: int) -> int:
     return int.from_bytes(buf, "little")
 
 
+def _nonempty(rows: Sequence[int]) -> int:
+    """The set of the indices of the rows that are not empty."""
+    return sum(1 << i for i, row in enumerate(rows) if row)
+
+
 def _post_order(rows: Sequence[int]) -> list[int] | None:
     """The events in a depth-first post-order (every successor before its predecessors),
-    or None when the relation has a cycle. Iterative; a row operation per step."""
-    unvisited = (1 << len(rows)) - 1
+    or None when the relation has a cycle. Iterative; a row operation per step. Events with
+    an empty row are left out: on no cycle, they add nothing to a closure."""
+    unvisited = _nonempty(rows)
     order: list[int] = []
     while unvisited:
         low = unvisited & -unvisited
@@ -133,10 +139,7 @@ def compose(left: Sequence[int], right: Sequence[int], budget: int) -> list[int]
     """The rows of left;right, or None when that would take more than `budget` row unions
     (a dense, unstructured left operand: the caller's column algorithm is then cheaper)."""
     n = len(left)
-    useful = 0  # the bits j whose row of `right` is not empty
-    for j, row in enumerate(right):
-        if row:
-            useful |= 1 << j
+    useful = _nonempty(right)  # the bits j whose row of `right` is not empty
     out = [0] * n
     if not useful:
         return out
