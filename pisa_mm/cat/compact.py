@@ -1,10 +1,11 @@
 """Relations given by their shape (strict orders, equivalence classes), never by their pairs.
 
-A coherence order over n writes has n(n-1)/2 pairs and `loc` over n accesses of one location
-n*n: listed as pairs, they cost quadratic Python work and memory per candidate (a million
-tuples at a thousand writes). A `BaseRelations` may return one of these instead; iterating
-it yields its pairs (for whoever wants them), and the evaluator turns it into bits a row at a
-time (`_Geo.rel_bits`).
+A coherence order over n writes has n(n-1)/2 pairs, `loc` over n accesses of one location
+n*n, program order of a thread of n events n(n-1)/2 and `ext` of n threads about n*n:
+listed as pairs, they cost quadratic Python work and memory (a million tuples at a thousand
+writes, sixteen million for `ext` of 4,000 events). A `BaseRelations` may return one of these
+instead; iterating it yields its pairs (for whoever wants them), and the evaluator turns it
+into bits a row at a time (`_Geo.shape_bits`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from pisa_mm.records import record
 
-__all__ = ["Classes", "Orders", "Rows"]
+__all__ = ["Apart", "Classes", "Forest", "Orders", "Rows"]
 
 
 @record
@@ -51,4 +52,38 @@ class Classes:
                     yield a, b
 
 
-Rows = Orders | Classes
+@record
+class Apart:
+    """The pairs of two different events of `events` that share no class of `classes`
+    (disjoint); an event in no class is apart from every other one (`ext`: no common
+    work-item)."""
+
+    events: tuple[int, ...]
+    classes: tuple[frozenset[int], ...]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        owner = {e: k for k, group in enumerate(self.classes) for e in group}
+        for a in self.events:
+            ka = owner.get(a)
+            for b in self.events:
+                if a != b and (ka is None or ka != owner.get(b)):
+                    yield a, b
+
+
+@record
+class Forest:
+    """Strict ancestry in a forest: `parents[e]` is the parent of event e (None for a root);
+    a is related to b when a is a proper ancestor of b (program order of each work-item's
+    tree of paths)."""
+
+    parents: tuple[int | None, ...]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        for e in range(len(self.parents)):
+            anc = self.parents[e]
+            while anc is not None:
+                yield anc, e
+                anc = self.parents[anc]
+
+
+Rows = Orders | Classes | Apart | Forest

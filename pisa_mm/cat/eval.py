@@ -16,14 +16,16 @@ reused for the following calls with the same key and the same events.
 from __future__ import annotations
 
 import functools
+import operator
 import weakref
 from collections import deque
-from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from itertools import pairwise
-from typing import Protocol, assert_never
+from typing import Protocol, TypeVar, assert_never
 
+from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
-from pisa_mm.cat.compact import Classes, Orders
+from pisa_mm.cat.compact import Apart, Classes, Forest, Orders, Rows
 from pisa_mm.cat.inline import Inliner, Slots
 from pisa_mm.cat.syntax import (
     Binary,
@@ -64,8 +66,17 @@ WITNESS_LIMIT = 8
 # Universes of at most this many events build their bit matrices (at most 1,024 bits) by
 # or-ing into an int (`_Geo.rel_bits`).
 _SMALL = 32
-# Entries of each memo of a small universe (`_Geo.closures`, `_Geo.composed`).
+# Universes of more than this many events close, compose and transpose relations row by row
+# (cat/rows.py): the column-at-a-time algorithms shift all n*n bits at each of their n steps.
+_BIG = 96
+# Entries of each memo (`_Geo.closures`, `_Geo.composed`, `_Geo.shapes`): many on a small
+# universe, a few on a big one (each value is n*n bits; hashing one is a pass over it).
 _MEMO_LIMIT = 4096
+_BIG_MEMO_LIMIT = 8
+# Relations of at most this many pairs are taken pair by pair on big universes.
+_FEW = 16
+# Relations whose rows `_Geo.split` keeps (the last ones split or joined).
+_ROWS_KEPT = 16
 # Definitions this many levels deep (through other definitions) or more compute their
 # dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
 _DEEP = 32
@@ -128,14 +139,16 @@ class CheckResult:
 
 
 _Fn = Callable[["_Ctx"], int]
+_K = TypeVar("_K")
+_V = TypeVar("_V")
 
 
 @functools.cache
 def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
     """For n events: the row mask, the column mask (bits i*n), the diagonal, the full
     relation, and for each byte value v the column vector of its bits (bit k -> bit k*n)."""
-    colmask = sum(1 << (i * n) for i in range(n))
-    diag = sum(1 << (i * n + i) for i in range(n))
+    colmask = big.from_positions(range(0, n * n, n), n * n)
+    diag = big.from_positions(range(0, n * n, n + 1), n * n)
     spread8 = tuple(sum(1 << (k * n) for k in range(8) if v >> k & 1) for v in range(256))
     return (1 << n) - 1, colmask, diag, (1 << (n * n)) - 1, spread8
 
@@ -144,6 +157,7 @@ class _Geo:
     """The dense indexing of one universe and the bit masks that go with it."""
 
     __slots__ = (
+        "big",
         "closures",
         "colmask",
         "composed",
@@ -151,9 +165,13 @@ class _Geo:
         "events",
         "full_rel",
         "index",
+        "memo_limit",
         "n",
         "rowmask",
+        "rows_of",
+        "shapes",
         "spread8",
+        "transposed",
     )
 
     def __init__(self, events: tuple[int, ...]) -> None:
@@ -166,10 +184,19 @@ class _Geo:
         self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
         # On small universes, closures and compositions are memoised by value: the
         # candidates of one session share many (hb of two spaces alike, the same sw under
-        # different co). Bounded: cleared when full.
+        # different co). On big ones too, and transpositions and shapes (the same co in
+        # every candidate), a few of each. Bounded: cleared when full.
         small = n <= _SMALL
-        self.closures: dict[int, int] | None = {} if small else None
-        self.composed: dict[tuple[int, int], int] | None = {} if small else None
+        self.big = n > _BIG
+        self.memo_limit = _BIG_MEMO_LIMIT if self.big else _MEMO_LIMIT
+        memo = small or self.big
+        self.closures: dict[int, int] | None = {} if memo else None
+        self.composed: dict[tuple[int, int], int] | None = {} if memo else None
+        self.transposed: dict[int, int] = {}
+        self.shapes: dict[Rows, int] = {}
+        # The rows of the last few relations split or joined (cat/rows.py), by identity:
+        # one value is often the operand of several operations (hb in three checks).
+        self.rows_of: dict[int, tuple[int, list[int]]] = {}
 
     # Bits are set in a bytearray and converted once: `bits |= 1 << k` on an int copies
     # it, which makes a relation of m pairs over n events cost m * n * n / 64.
@@ -190,7 +217,7 @@ class _Geo:
         return int.from_bytes(buf, "little")
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
-        if isinstance(pairs, Orders | Classes):
+        if isinstance(pairs, Orders | Classes | Apart | Forest):
             return self.shape_bits(pairs)
         index, n = self.index, self.n
         if n <= _SMALL:
@@ -209,46 +236,80 @@ class _Geo:
                 buf[k >> 3] |= 1 << (k & 7)
         return int.from_bytes(buf, "little")
 
-    def shape_bits(self, rel: Orders | Classes) -> int:
+    def shape_bits(self, rel: Rows) -> int:
         """The bits of a relation given by its shape (cat/compact.py): a row per event,
         each built in n/64 word steps, and no pair listed."""
-        index = self.index
-        rows: dict[int, int] = {}
-        if isinstance(rel, Classes):
-            for group in rel.classes:
-                bits = self.set_bits(group)
-                for e in group:
-                    i = index.get(e)
-                    if i is not None:
-                        rows[i] = bits
-        else:
-            for order, after in rel.chains:
-                tail = self.set_bits(after)
-                for e in reversed(order):
-                    i = index.get(e)
-                    if i is not None:
-                        rows[i] = rows.get(i, 0) | tail
-                        tail |= 1 << i
-        return self.stack(sorted(rows.items()))
+        if self.big:
+            return _memo(self.shapes, rel, self._shape_bits, self.memo_limit)
+        return self._shape_bits(rel)
 
-    def stack(self, rows: list[tuple[int, int]]) -> int:
-        """The relation whose row i is r, for each (i, r) of `rows` (by increasing i).
-        Merged pairwise, each value shifted relative to its first row: log n rounds of n*n
-        bits, where shifting every row into place alone would copy n**3 bits."""
-        n = self.n
-        level = rows
-        while len(level) > 1:
-            merged = []
-            for k in range(0, len(level) - 1, 2):
-                (i, a), (j, b) = level[k], level[k + 1]
-                merged.append((i, a | b << ((j - i) * n)))
-            if len(level) % 2:
-                merged.append(level[-1])
-            level = merged
-        return level[0][1] << (level[0][0] * n) if level else 0
+    def _shape_bits(self, rel: Rows) -> int:
+        index = self.index
+        rows = [0] * self.n
+        match rel:
+            case Classes(classes=classes) | Apart(classes=classes):
+                for group in classes:
+                    bits = self.set_bits(group)
+                    for e in group:
+                        i = index.get(e)
+                        if i is not None:
+                            rows[i] = bits
+                if isinstance(rel, Apart):
+                    # Every other event of `events` outside one's own class.
+                    among = self.set_bits(rel.events)
+                    apart = [0] * self.n
+                    for i in _bits_of(among):
+                        apart[i] = among & ~rows[i] & ~(1 << i)
+                    rows = apart
+            case Orders(chains=chains):
+                for order, after in chains:
+                    tail = self.set_bits(after)
+                    for e in reversed(order):
+                        i = index.get(e)
+                        if i is not None:
+                            rows[i] |= tail
+                            tail |= 1 << i
+            case Forest(parents=parents):
+                # Descendants, deepest first: each node adds its own to its parent's.
+                below = [0] * len(parents)
+                for e in sorted(range(len(parents)), key=_depths(parents).__getitem__)[::-1]:
+                    p = parents[e]
+                    if p is not None:
+                        i = index.get(e)
+                        below[p] |= below[e] if i is None else below[e] | 1 << i
+                for e, i in index.items():
+                    if 0 <= e < len(parents):
+                        rows[i] = below[e]
+            case _:
+                assert_never(rel)
+        return self.join(rows)
+
+    def split(self, r: int) -> list[int]:
+        """The rows of r (not to be modified: they may be shared)."""
+        hit = self.rows_of.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
+        rows = big.split(r, self.n)
+        self._keep_rows(r, rows)
+        return rows
+
+    def join(self, rows: list[int]) -> int:
+        r = big.join(rows, self.n)
+        self._keep_rows(r, rows)
+        return r
+
+    def _keep_rows(self, r: int, rows: list[int]) -> None:
+        # Keeps r alive with its rows, so that its id is not reused while it is here.
+        cache = self.rows_of
+        if len(cache) >= _ROWS_KEPT:
+            del cache[next(iter(cache))]
+        cache[id(r)] = (r, rows)
 
     def spread(self, s: int) -> int:
         """Set bit i -> relation bit i*n (a column vector), a byte at a time."""
+        if self.big:
+            n = self.n
+            return big.from_positions((i * n for i in _bits_of(s)), n * n)
         out, shift, step, table = 0, 0, 8 * self.n, self.spread8
         while s:
             out |= table[s & 255] << shift
@@ -257,11 +318,14 @@ class _Geo:
         return out
 
     def identity(self, s: int) -> int:
+        if self.big:
+            n = self.n
+            return big.from_positions((i * n + i for i in _bits_of(s)), n * n)
         return self.rows(s) & self.diag
 
     def rows(self, s: int) -> int:
         """The relation with full rows for the events of s: `[s] ; r` is `r & rows(s)`."""
-        return self.spread(s) * self.rowmask
+        return self.cartesian(s, self.rowmask)
 
     def cols(self, s: int) -> int:
         """The relation with full columns for the events of s: `r ; [s]` is `r & cols(s)`."""
@@ -271,15 +335,24 @@ class _Geo:
         if not a or not b:
             return 0
         memo = self.composed
+        compute = self._compose_big if self.big else self._compose
         if memo is None:
-            return self._compose(a, b)
-        key = (a, b)
-        hit = memo.get(key)
-        if hit is None:
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            hit = memo[key] = self._compose(a, b)
-        return hit
+            return compute(a, b)
+        return _memo(memo, (a, b), lambda ab: compute(*ab), self.memo_limit)
+
+    def _compose_big(self, a: int, b: int) -> int:
+        n = self.n
+        if a.bit_count() <= _FEW:
+            # A few pairs (rf^-1, rmw): their rows of b, not a split of a.
+            rows_b = self.split(b)
+            few = [0] * n
+            for k in _bits_of(a):
+                i, j = divmod(k, n)
+                few[i] |= rows_b[j]
+            return self.join(few)
+        # Up to 64 row unions per row: past that the column algorithm's n steps are cheaper.
+        out = big.compose(self.split(a), self.split(b), 64 * n)
+        return self._compose(a, b) if out is None else self.join(out)
 
     def _compose(self, a: int, b: int) -> int:
         n, rowmask, colmask = self.n, self.rowmask, self.colmask
@@ -309,14 +382,15 @@ class _Geo:
 
     def closure(self, r: int) -> int:
         memo = self.closures
-        if memo is None:
-            return self._closure(r)
-        hit = memo.get(r)
-        if hit is None:
-            if len(memo) >= _MEMO_LIMIT:
-                memo.clear()
-            hit = memo[r] = self._closure(r)
-        return hit
+        compute = self._closure_big if self.big else self._closure
+        if memo is None or not r:
+            return compute(r)
+        return _memo(memo, r, compute, self.memo_limit)
+
+    def _closure_big(self, r: int) -> int:
+        closed = big.closure(self.split(r))
+        # A cyclic relation (an inconsistent candidate, mostly): Warshall's closure.
+        return self._closure(r) if closed is None else self.join(closed)
 
     def _closure(self, r: int) -> int:
         n, rowmask, colmask = self.n, self.rowmask, self.colmask
@@ -330,6 +404,8 @@ class _Geo:
 
     def transpose(self, r: int) -> int:
         n = self.n
+        if self.big and r.bit_count() > 8:
+            return _memo(self.transposed, r, lambda x: big.transpose(x, n), self.memo_limit)
         if r.bit_count() < n:
             # Sparse (rf, rmw): one step per pair.
             out = 0
@@ -349,10 +425,14 @@ class _Geo:
 
     def domain(self, r: int) -> int:
         n, rowmask = self.n, self.rowmask
+        if n > _SMALL:
+            return sum(1 << i for i, row in enumerate(self.split(r)) if row)
         return sum(1 << i for i in range(n) if (r >> (i * n)) & rowmask)
 
     def range(self, r: int) -> int:
         n, rowmask = self.n, self.rowmask
+        if n > _SMALL:
+            return functools.reduce(operator.or_, self.split(r), 0)
         out = 0
         for i in range(n):
             out |= (r >> (i * n)) & rowmask
@@ -380,9 +460,18 @@ class _Geo:
         return a & ~b
 
     def cartesian(self, s: int, t: int) -> int:
+        if self.big:
+            if not s or not t:
+                return 0
+            rows = [0] * self.n
+            for i in _bits_of(s):
+                rows[i] = t
+            return self.join(rows)
         return self.spread(s) * t
 
     def is_acyclic(self, r: int) -> bool:
+        if self.big:
+            return not r or big.acyclic(self.split(r))
         return not (self.closure(r) & self.diag)
 
     def is_irreflexive(self, r: int) -> bool:
@@ -398,7 +487,12 @@ class _Geo:
         return bool((r >> (i * self.n + j)) & 1)
 
     def pairs(self, r: int) -> list[tuple[int, int]]:
-        out, n, ev = [], self.n, self.events
+        out: list[tuple[int, int]] = []
+        n, ev = self.n, self.events
+        if n > _SMALL:
+            for i, row in enumerate(self.split(r)):
+                out.extend((ev[i], ev[j]) for j in _bits_of(row))
+            return out
         while r:
             low = r & -r
             i, j = divmod(low.bit_length() - 1, n)
@@ -413,6 +507,40 @@ class _Geo:
             out.append(ev[low.bit_length() - 1])
             s ^= low
         return out
+
+
+def _depths(parents: Sequence[int | None]) -> list[int]:
+    """The depth of each node of a forest (roots 0), each chain walked once."""
+    depth: list[int | None] = [None] * len(parents)
+    for e in range(len(parents)):
+        chain = []
+        node: int | None = e
+        while node is not None and depth[node] is None:
+            chain.append(node)
+            node = parents[node]
+        d = -1 if node is None else depth[node]
+        assert d is not None
+        for c in reversed(chain):
+            d += 1
+            depth[c] = d
+    return [d or 0 for d in depth]
+
+
+def _bits_of(s: int) -> Iterator[int]:
+    """The positions of the bits of s, increasing."""
+    while s:
+        low = s & -s
+        yield low.bit_length() - 1
+        s ^= low
+
+
+def _memo(memo: dict[_K, _V], key: _K, compute: Callable[[_K], _V], limit: int) -> _V:
+    hit = memo.get(key)
+    if hit is None:
+        if len(memo) >= limit:
+            memo.clear()
+        hit = memo[key] = compute(key)
+    return hit
 
 
 _UNARY: dict[UnaryOp, Callable[[_Geo, int], int]] = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
+from pisa_mm.cat.compact import Apart, Classes, Forest, Rows
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.model import Event, EventStructure, Location, Placement
 
@@ -332,6 +333,26 @@ class StaticRelations(Mapping[str, Pairs]):
         self._cache: dict[str, Pairs] = {}
         self._classes: dict[str, list[list[int]]] = {}
         self._barriers: tuple[set[Pair], ...] | None = None
+        self._shapes: dict[str, Rows] = {}
+
+    def shape(self, name: str) -> Rows | None:
+        """`po`, `ext` and the class relations by their shape (cat/compact.py), or None for
+        the others: linear in the events where their pairs are quadratic. Over every event
+        of the structure; a consumer restricts them to the events that happen."""
+        hit = self._shapes.get(name)
+        if hit is None:
+            if name == "po":
+                hit = Forest(self.es.po.parents)
+            elif name == "ext":
+                threads = self.classes("int")
+                ids = tuple(e.id for e in self.es.events)
+                hit = Apart(ids, tuple(frozenset(c) for c in threads))
+            elif name in _CLASS_RELATIONS:
+                hit = Classes(tuple(frozenset(c) for c in self.classes(name)))
+            else:
+                return None
+            self._shapes[name] = hit
+        return hit
 
     def __getitem__(self, name: str) -> Pairs:
         if name not in RELATION_NAMES:
@@ -410,6 +431,8 @@ class StaticRelations(Mapping[str, Pairs]):
             case _:
                 yield from _class_pairs(self.classes(name), events)
 
+
+_CLASS_RELATIONS = frozenset({"int", "sinstr", "same-sg", "same-wg", "same-gpu"})
 
 # the relations the structure holds as pair sets already
 _GIVEN: dict[str, Callable[[EventStructure], Iterable[Pair]]] = {

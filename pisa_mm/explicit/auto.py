@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from pisa_mm.litmus.program import LitmusTest
     from pisa_mm.outcomes.model import TestResult
 
-__all__ = ["THRESHOLD", "pick", "run_test"]
+__all__ = ["BIG_EVENTS", "THRESHOLD", "pick", "run_test"]
 
 # Above this estimate (rf choices summed over paths x co, explicit/size.py) smt answers.
 # Measured with bench/run_bench.py's auto section on this machine kind: explicit wins up
@@ -25,9 +25,18 @@ __all__ = ["THRESHOLD", "pick", "run_test"]
 THRESHOLD = 200
 
 
+# From this many events on, explicit answers whatever the estimate: smt's encoding grows with
+# the pairs of events (co, rf and every relation over pairs), the explicit engine's judging
+# of a candidate about linearly with them (cat/rows.py). Measured with
+# bench/bench_scale_engine.py: 200 stores of one work-item and a load (204 events, 201
+# candidates), explicit 2 s, smt over 120 s; 500 loading work-items (1,001 events, one
+# candidate), explicit 0.9 s, smt 11 s.
+BIG_EVENTS = 150
+
+
 def pick(structure: EventStructure) -> str:
     """The engine `auto` runs on `structure` (smt only when it is installed)."""
-    if candidate_space(structure) <= THRESHOLD:
+    if len(structure.events) >= BIG_EVENTS or candidate_space(structure) <= THRESHOLD:
         return "explicit"
     try:
         get_engine("smt")

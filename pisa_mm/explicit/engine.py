@@ -75,6 +75,8 @@ class _Base:
 
     def rel(self, name: str) -> Iterable[tuple[int, int]]:
         hit = self.rels.get(name)
+        if hit is None:
+            hit = self.static.shape(name)  # the evaluator ignores the events not in `events`
         return hit if hit is not None else self.static.pairs(name, self.happen)
 
 

@@ -51,6 +51,13 @@ def test_auto_picks_smt_above_the_threshold(monkeypatch: pytest.MonkeyPatch) -> 
     assert auto.pick(es) == ("smt" if "smt" in available_engines() else "explicit")
 
 
+def test_auto_answers_big_structures_with_explicit(monkeypatch: pytest.MonkeyPatch) -> None:
+    _, es = structure(MP)
+    monkeypatch.setattr(auto, "THRESHOLD", 3)
+    monkeypatch.setattr(auto, "BIG_EVENTS", len(es.events))
+    assert auto.pick(es) == "explicit"
+
+
 def test_auto_is_the_default_and_not_listed_among_engines() -> None:
     assert default_engine() == "auto"
     assert "auto" in DISPATCHERS
