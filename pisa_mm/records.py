@@ -16,18 +16,22 @@ compiled from `text` as `exec` compiles it (`dont_inherit`: not under this modul
 `__future__` imports, which would turn the annotations of `__init__` into strings). Should a
 later Python stop calling `exec`, nothing is substituted and classes are built as before, only
 slower.
+
+A record sent between processes by the hundred may pickle as a call of its class on its
+fields (`pickled_by_fields`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import operator
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, dataclass_transform, overload
 
 from pisa_mm.codecache import compiled
 
-__all__ = ["record"]
+__all__ = ["pickled_by_fields", "record"]
 
 T = TypeVar("T")
 
@@ -110,3 +114,29 @@ def record(
     if cls is not None:
         return _build(cls, options)
     return lambda c: _build(c, options)
+
+
+def pickled_by_fields(cls: type[T]) -> type[T]:
+    """Make a record pickle as a call of its class on its fields' values, in order.
+
+    A slotted dataclass pickles by `dataclasses`' `__getstate__`/`__setstate__`, which call
+    `dataclasses.fields` and set each field in Python: a result sent back from a worker
+    (runner/pool.py) spent most of its pickling time there. Every field must be an
+    `__init__` argument (no `init=False`), which is checked here."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if not all(f.init for f in fields):
+        raise TypeError(f"{cls.__name__}: a field outside __init__ cannot be pickled by fields")
+    names = tuple(f.name for f in fields)
+    if len(names) == 1:
+        (name,) = names
+
+        def reduce(self: Any) -> tuple[type[T], tuple[Any, ...]]:
+            return cls, (getattr(self, name),)
+    else:
+        values = operator.attrgetter(*names)
+
+        def reduce(self: Any) -> tuple[type[T], tuple[Any, ...]]:
+            return cls, values(self)
+
+    cls.__reduce__ = reduce  # type: ignore[method-assign]
+    return cls

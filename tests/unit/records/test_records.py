@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from pisa_mm import codecache
-from pisa_mm.records import record
+from pisa_mm.records import pickled_by_fields, record
 
 # Class bodies covering what the tree uses: defaults, factories, fields left out of
 # comparison, class variables, generics, inheritance, __post_init__ and methods.
@@ -196,3 +196,28 @@ def test_an_edited_module_keeps_only_the_code_in_use(
     restart()
     (table,) = codecache.CODES.load().values()  # one group: this module's
     assert all("value" in source for source in table if "__init__" in source)
+
+
+@record
+class Cell:
+    """A record pickled as a call of its class (records.pickled_by_fields)."""
+
+    value: int
+    name: str = "c"
+
+
+pickled_by_fields(Cell)
+
+
+def test_a_record_pickled_by_fields_round_trips() -> None:
+    cell = Cell(3, "x")
+    assert pickle.loads(pickle.dumps(cell, pickle.HIGHEST_PROTOCOL)) == cell
+    assert cell.__reduce__() == (Cell, (3, "x"))
+
+    @record
+    class Later:
+        a: int
+        b: int = dataclasses.field(init=False, default=0)
+
+    with pytest.raises(TypeError, match="outside __init__"):
+        pickled_by_fields(Later)
