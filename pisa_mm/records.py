@@ -17,8 +17,11 @@ compiled from `text` as `exec` compiles it (`dont_inherit`: not under this modul
 later Python stop calling `exec`, nothing is substituted and classes are built as before, only
 slower.
 
-A record sent between processes by the hundred may pickle as a call of its class on its
-fields (`pickled_by_fields`).
+One method differs from the one `dataclasses` writes: a frozen slotted record's `__init__`
+stores its fields through the slots' descriptors instead of `object.__setattr__`
+(`_set_by_slots`: the same stores, parameters and defaults, twice as fast). And a record
+sent between processes by the hundred may pickle as a call of its class on its fields
+(`pickled_by_fields`).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from __future__ import annotations
 import dataclasses
 import operator
 import threading
+import types
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, dataclass_transform, overload
 
@@ -68,13 +72,59 @@ def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
         shadowed = namespace.get("exec")  # None: `exec` is the builtin there
         namespace["exec"] = _EXEC
         try:
-            return dataclasses.dataclass(cls, **options)
+            made = dataclasses.dataclass(cls, **options)
+            if options["frozen"] and options["slots"]:
+                _set_by_slots(made)
+            return made
         finally:
             _EXEC.module = outer
             if shadowed is None:
                 del namespace["exec"]
             else:
                 namespace["exec"] = shadowed
+
+
+def _set_by_slots(cls: type[Any]) -> None:
+    """Give a frozen slotted record an `__init__` that stores each field through its slot's
+    descriptor, fetched once: the one `dataclasses` writes calls `object.__setattr__(self,
+    name, value)` per field, which finds the slot by name every time and makes building a
+    record about twice as slow (a test's frontend alone builds hundreds: bench/
+    bench_frontend.py --stages). The same stores in the same order, the same parameters and
+    defaults. A class with `__post_init__`, a `default_factory`, keyword-only or
+    non-`__init__` fields keeps the `__init__` of `dataclasses`."""
+    fields = dataclasses.fields(cls)
+    if hasattr(cls, "__post_init__") or any(
+        not f.init or f.kw_only or f.default_factory is not dataclasses.MISSING for f in fields
+    ):
+        return
+    setters: list[Any] = []
+    for f in fields:
+        slot = next((k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__), None)
+        if not isinstance(slot, types.MemberDescriptorType) or f.name.startswith("_pisa_"):
+            return
+        setters.append(slot.__set__)
+    defaults = [f.default for f in fields if f.default is not dataclasses.MISSING]
+    params, k = [], 0
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            params.append(f"{f.name}=_pisa_d{k}")
+            k += 1
+    outer = [f"_pisa_s{i}" for i in range(len(fields))] + [f"_pisa_d{i}" for i in range(k)]
+    body = "".join(f"        _pisa_s{i}(self, {f.name})\n" for i, f in enumerate(fields))
+    source = (
+        f"def _pisa_make({', '.join(outer)}):\n"
+        f"    def __init__(self, {', '.join(params)}):\n"
+        + (body or "        pass\n")
+        + "    return __init__\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compiled(source, f"records {cls.__module__}", "<string>"), {}, namespace)
+    init = namespace["_pisa_make"](*setters, *defaults)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = cls.__init__.__annotations__
+    cls.__init__ = init
 
 
 @overload
