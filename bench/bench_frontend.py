@@ -25,13 +25,14 @@ suite (or `--suite DIR`), in one process and stage by stage, CPU time per test (
 --passes passes): reading the file, the parse, validate, build, the engine (`--engine`,
 default auto, the model compiled before the clock starts), the Liveness check, the Job and
 Record pickled both ways (what a worker of `--jobs N` sends and receives), `run_job` whole
-(its own overhead is what it costs beyond the stages above), judging the record against
-its expectation (`commands/run.py` `judge`) and the herd-style block. `--profile FILE`
-also writes a cProfile of one more pass (`python -m pstats FILE`). With `--baseline SRC`
-the same figures for that tree, and the ratios baseline / this tree.
+under run's default `--max-memory` budget (printed as its own overhead: what it costs
+beyond the stages above, a difference of two timings), judging the record against its
+expectation (`commands/run.py` `judge`) and the herd-style block. `--profile FILE` also
+writes a cProfile of one more pass (`python -m pstats FILE`; pstats merges the records'
+generated methods, which all live at `<string>:2`). With `--baseline SRC` the same figures
+for that tree, and the ratios baseline / this tree.
 
     python bench/bench_frontend.py --stages [--suite DIR] [--baseline SRC] [--profile FILE]
-
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
     python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
     python bench/bench_frontend.py --parse [--baseline SRC] [--repeat 5]
@@ -389,7 +390,7 @@ from pisa_mm.errors import read_source
 from pisa_mm.events.build import build
 from pisa_mm.litmus.parser import parse_raw
 from pisa_mm.litmus.validate import validate
-from pisa_mm.runner.budget import Budget
+from pisa_mm.runner.budget import Budget, default_memory
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.job import EngineTask, Job, Loaded, _record, cached_model, run_job
 from pisa_mm.runner.job import test_unroll, with_liveness
@@ -405,7 +406,7 @@ args = argparse.Namespace(unroll=None, check=False, progress="pisa", traceback=F
 console = Console(0)
 console.out_stream = console.err_stream = io.StringIO()
 herd = HerdText(console, verbose=False, time=False, blocks=True)
-budget = Budget()
+budget = Budget(max_memory=default_memory(1))  # run --jobs 1's default budget
 gc.collect(); gc.freeze(); gc.set_threshold(700, 10, 100)  # as runner/pool.py does
 
 def one(path, clock, spent):
