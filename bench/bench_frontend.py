@@ -20,6 +20,19 @@ there), and per test (`parse_raw` over the suite, the best of three passes). Wit
 `--baseline SRC` (another source tree, e.g. `git archive REV | tar -x -C SRC`) the same
 figures for it, and the ratios baseline / this tree.
 
+`--stages` measures what `pisa-mm run DIR --jobs 1` spends per test on the same generated
+suite (or `--suite DIR`), in one process and stage by stage, CPU time per test (least of
+--passes passes): reading the file, the parse, validate, build, the engine (`--engine`,
+default auto, the model compiled before the clock starts), the Liveness check, the Job and
+Record pickled both ways (what a worker of `--jobs N` sends and receives), `run_job` whole
+under run's default `--max-memory` budget (printed as its own overhead: what it costs
+beyond the stages above, a difference of two timings), judging the record against its
+expectation (`commands/run.py` `judge`) and the herd-style block. `--profile FILE` also
+writes a cProfile of one more pass (`python -m pstats FILE`; pstats merges the records'
+generated methods, which all live at `<string>:2`). With `--baseline SRC` the same figures
+for that tree, and the ratios baseline / this tree.
+
+    python bench/bench_frontend.py --stages [--suite DIR] [--baseline SRC] [--profile FILE]
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
     python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
     python bench/bench_frontend.py --parse [--baseline SRC] [--repeat 5]
@@ -364,6 +377,125 @@ def parse_bench(args: argparse.Namespace) -> None:
         print(f"  speed-up (baseline / this tree): {ratios}")
 
 
+# ---------------------------------------------------------------- --stages (issue 9)
+
+# Run with PYTHONPATH on the measured tree: argv = suite directory, engine, passes, profile
+# file ("" for none). Prints {stage: CPU seconds per test} as JSON.
+_STAGES_CHILD = """
+import argparse, gc, io, json, pickle, sys, time
+from pathlib import Path
+from pisa_mm.commands.run import judge
+from pisa_mm.engines import EngineOptions, get_engine
+from pisa_mm.errors import read_source
+from pisa_mm.events.build import build
+from pisa_mm.litmus.parser import parse_raw
+from pisa_mm.litmus.validate import validate
+from pisa_mm.runner.budget import Budget, default_memory
+from pisa_mm.runner.console import Console
+from pisa_mm.runner.job import EngineTask, Job, Loaded, _record, cached_model, run_job
+from pisa_mm.runner.job import test_unroll, with_liveness
+from pisa_mm.runner.reporters import HerdText
+
+suite, engine, passes, profile = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+paths = sorted(str(p) for p in Path(suite).rglob("*.litmus"))
+model = cached_model("pisa")
+run = get_engine(engine)
+task = EngineTask(("pisa",), (engine,))
+task.warm()
+args = argparse.Namespace(unroll=None, check=False, progress="pisa", traceback=False)
+console = Console(0)
+console.out_stream = console.err_stream = io.StringIO()
+herd = HerdText(console, verbose=False, time=False, blocks=True)
+budget = Budget(max_memory=default_memory(1))  # run --jobs 1's default budget
+gc.collect(); gc.freeze(); gc.set_threshold(700, 10, 100)  # as runner/pool.py does
+
+def one(path, clock, spent):
+    t = clock(); text = read_source(path)
+    t1 = clock(); raw = parse_raw(text, path)
+    t2 = clock(); test = validate(raw)
+    t3 = clock(); unroll = test_unroll(test, None); es = build(test, unroll=unroll)
+    t4 = clock(); result = run(test, es, model, EngineOptions(unroll=unroll))
+    t5 = clock()
+    loaded = Loaded(path, test, es, unroll, None, test.source)
+    results = tuple(with_liveness(loaded, model, [result], "pisa"))
+    t6 = clock(); job = Job(path, text, task)
+    record = _record(job, loaded, (results,))
+    pickle.loads(pickle.dumps(job, pickle.HIGHEST_PROTOCOL))
+    record = pickle.loads(pickle.dumps(record, pickle.HIGHEST_PROTOCOL))
+    t7 = clock(); run_job(job, budget)
+    t8 = clock(); report = judge(record, model, args)
+    t9 = clock(); herd.add(report)
+    t10 = clock()
+    times = (t, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10)
+    for i, name in enumerate(STAGES):
+        spent[name] += times[i + 1] - times[i]
+
+STAGES = ("read", "parse", "validate", "build", "engine", "liveness", "ipc", "run_job",
+          "judge", "report")
+for path in paths[:20]:  # warm: first-use compilation (lexer, model, engine) not counted
+    one(path, time.process_time, dict.fromkeys(STAGES, 0.0))
+best = dict.fromkeys(STAGES, float("inf"))
+for _ in range(passes):
+    spent = dict.fromkeys(STAGES, 0.0)
+    for path in paths:
+        one(path, time.process_time, spent)
+    best = {k: min(best[k], spent[k] / len(paths)) for k in STAGES}
+if profile:
+    import cProfile
+    prof = cProfile.Profile()
+    spent = dict.fromkeys(STAGES, 0.0)
+    prof.enable()
+    for path in paths:
+        one(path, time.process_time, spent)
+    prof.disable()
+    prof.dump_stats(profile)
+print(json.dumps(best))
+"""
+
+# what the stages above count twice: run_job is load + engine + liveness + its own overhead
+_LOAD_AND_TASK = ("parse", "validate", "build", "engine", "liveness")
+
+
+def _stage_figures(
+    src: Path, suite: Path, args: argparse.Namespace, profile: str
+) -> dict[str, float]:
+    env = dict(os.environ, PYTHONPATH=str(src))
+    argv = [sys.executable, "-P", "-c", _STAGES_CHILD, str(suite), args.engine,
+            str(args.passes), profile]  # fmt: skip
+    out = subprocess.run(argv, env=env, check=True, capture_output=True, text=True).stdout
+    got: dict[str, float] = json.loads(out)
+    got["run_job"] -= sum(got[k] for k in _LOAD_AND_TASK)  # its own overhead only
+    got["non-engine"] = sum(v for k, v in got.items() if k != "engine")
+    got["total"] = got["non-engine"] + got["engine"]
+    return got
+
+
+def stages_bench(args: argparse.Namespace) -> None:
+    """`--stages`: CPU per test of each stage of `run --jobs 1` over the generated suite."""
+    from run_bench import generate_suite
+
+    trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
+    with tempfile.TemporaryDirectory() as tmp:
+        suite = args.suite or Path(tmp)
+        n = len(list(suite.rglob("*.litmus"))) if args.suite else generate_suite(suite)
+        figures = {}
+        for label, src in trees:
+            profile = args.profile if label == "this tree" and args.profile else ""
+            figures[label] = _stage_figures(src, suite, args, profile)
+    print(f"run --jobs 1, stage by stage, on {n} tests (engine {args.engine}); CPU us per "
+          f"test, least of {args.passes} passes" + (" (run_job: its own overhead)"))  # fmt: skip
+    labels = list(figures)
+    print("  " + f"{'stage':12}" + "".join(f"{label:>12}" for label in labels)
+          + ("       ratio" if len(labels) > 1 else ""))  # fmt: skip
+    for stage in figures["this tree"]:
+        cells = [figures[label][stage] * 1e6 for label in labels]
+        ratio = f"     x{cells[1] / cells[0]:.2f}" if len(cells) > 1 and cells[0] > 0 else ""
+        print(f"  {stage:12}" + "".join(f"{c:12.0f}" for c in cells) + ratio)
+    for label in labels:
+        total = figures[label]["total"]
+        print(f"  {label}: {1 / total:.0f} tests per CPU second (stages only, no start-up)")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--shape", choices=("threads", "stores", "both"), default="both")
@@ -379,8 +511,15 @@ def main() -> int:
     ap.add_argument("--engines", default="auto", help="engines for `run` (comma-separated)")
     ap.add_argument("--timeout", type=float, default=300.0, help="run's own --timeout")
     ap.add_argument("--parse", action="store_true", help="the litmus parser on a small suite")
-    ap.add_argument("--baseline", type=Path, help="--parse: a source tree to compare with")
+    ap.add_argument(
+        "--baseline", type=Path, help="--parse, --stages: a source tree to compare with"
+    )
     ap.add_argument("--repeat", type=int, default=5, help="--parse: processes for start-up")
+    ap.add_argument("--stages", action="store_true", help="per-stage CPU of run on a suite")
+    ap.add_argument("--suite", type=Path, help="--stages: this directory, not the generated suite")
+    ap.add_argument("--passes", type=int, default=3, help="--stages: passes (the least counts)")
+    ap.add_argument("--engine", default="auto", help="--stages: the engine")
+    ap.add_argument("--profile", help="--stages: also write a cProfile of one pass to FILE")
     ap.add_argument("--stages-only", action="store_true", help="--scale without the whole commands")
     ap.add_argument(
         "--scale",
@@ -388,6 +527,9 @@ def main() -> int:
         f"{','.join(SCALE_SHAPES)}, or all); run's --timeout defaults to 30 here",
     )
     args = ap.parse_args()
+    if args.stages:
+        stages_bench(args)
+        return 0
     if args.parse:
         parse_bench(args)
         return 0

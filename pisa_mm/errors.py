@@ -169,7 +169,11 @@ def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
             )
         os.set_blocking(fd, True)
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(limit + 1)
+            # the size fstat gave, and one byte more to see growth: `read(limit + 1)` would
+            # allocate the whole limit first, 3 times the cost of reading a small test
+            data = fh.read(min(info.st_size, limit) + 1)
+            if info.st_size < len(data) <= limit:  # it grew: on to the limit
+                data += fh.read(limit + 1 - len(data))
     except OSError as exc:
         raise PisaMMError.at(None, f"cannot read {path}: {exc.strerror or exc}", "io") from exc
     finally:

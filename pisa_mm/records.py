@@ -18,12 +18,20 @@ builds every @record class of pisa_mm both ways and compares them. Any other cla
 class under another Python, is built by `dataclasses` itself, whose `exec` is then handed the
 cached code: `exec(text, g, l)` is `exec(code, g, l)` with `code` compiled from `text` as
 `exec` compiles it (`dont_inherit`: not under this module's `__future__` imports, which would
-turn the annotations of `__init__` into strings)."""
+turn the annotations of `__init__` into strings).
+
+One method differs from the one `dataclasses` writes: a frozen slotted record's `__init__`
+stores its fields through the slots' descriptors instead of `object.__setattr__`
+(`_set_by_slots`, applied to the class either way builds: the same stores, parameters and
+defaults, twice as fast). And a record sent between processes by the hundred may pickle as a
+call of its class on its fields (`pickled_by_fields`).
+"""
 
 from __future__ import annotations
 
 import abc
 import dataclasses
+import operator
 import re
 import sys
 import threading
@@ -34,7 +42,7 @@ from typing import Any, TypeVar, cast, dataclass_transform, overload
 
 from pisa_mm.codecache import compiled
 
-__all__ = ["record"]
+__all__ = ["pickled_by_fields", "record"]
 
 T = TypeVar("T")
 
@@ -64,7 +72,11 @@ _LOCK = threading.RLock()
 
 def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
     made = _make(cls, options) if _OWN_BUILDER else None
-    return made if made is not None else _by_dataclasses(cls, options)
+    if made is None:
+        made = _by_dataclasses(cls, options)
+    if options["frozen"] and options["slots"]:
+        _set_by_slots(made)
+    return made
 
 
 def _by_dataclasses(cls: type[T], options: dict[str, Any]) -> type[T]:
@@ -407,6 +419,49 @@ def _slotted(
     return cast(type[T], made)
 
 
+def _set_by_slots(cls: type[Any]) -> None:
+    """Give a frozen slotted record an `__init__` that stores each field through its slot's
+    descriptor, fetched once: the one `dataclasses` writes calls `object.__setattr__(self,
+    name, value)` per field, which finds the slot by name every time and makes building a
+    record about twice as slow (a test's frontend alone builds hundreds: bench/
+    bench_frontend.py --stages). The same stores in the same order, the same parameters and
+    defaults. A class with `__post_init__`, a `default_factory`, keyword-only or
+    non-`__init__` fields keeps the `__init__` of `dataclasses`."""
+    fields = dataclasses.fields(cls)
+    if hasattr(cls, "__post_init__") or any(
+        not f.init or f.kw_only or f.default_factory is not dataclasses.MISSING for f in fields
+    ):
+        return
+    setters: list[Any] = []
+    for f in fields:
+        slot = next((k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__), None)
+        if not isinstance(slot, MemberDescriptorType) or f.name.startswith("_pisa_"):
+            return
+        setters.append(slot.__set__)
+    defaults = [f.default for f in fields if f.default is not dataclasses.MISSING]
+    params, k = [], 0
+    for f in fields:
+        if f.default is dataclasses.MISSING:
+            params.append(f.name)
+        else:
+            params.append(f"{f.name}=_pisa_d{k}")
+            k += 1
+    outer = [f"_pisa_s{i}" for i in range(len(fields))] + [f"_pisa_d{i}" for i in range(k)]
+    body = "".join(f"        _pisa_s{i}(self, {f.name})\n" for i, f in enumerate(fields))
+    source = (
+        f"def _pisa_make({', '.join(outer)}):\n"
+        f"    def __init__(self, {', '.join(params)}):\n"
+        + (body or "        pass\n")
+        + "    return __init__\n"
+    )
+    namespace: dict[str, Any] = {}
+    exec(compiled(source, f"records {cls.__module__}", "<string>"), {}, namespace)
+    init = namespace["_pisa_make"](*setters, *defaults)
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init.__annotations__ = cls.__init__.__annotations__
+    cls.__init__ = init
+
+
 @overload
 def record(cls: type[T], /) -> type[T]: ...
 
@@ -444,3 +499,29 @@ def record(
     if cls is not None:
         return _build(cls, options)
     return lambda c: _build(c, options)
+
+
+def pickled_by_fields(cls: type[T]) -> type[T]:
+    """Make a record pickle as a call of its class on its fields' values, in order.
+
+    A slotted dataclass pickles by `dataclasses`' `__getstate__`/`__setstate__`, which call
+    `dataclasses.fields` and set each field in Python: a result sent back from a worker
+    (runner/pool.py) spent most of its pickling time there. Every field must be an
+    `__init__` argument (no `init=False`), which is checked here."""
+    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    if not all(f.init for f in fields):
+        raise TypeError(f"{cls.__name__}: a field outside __init__ cannot be pickled by fields")
+    names = tuple(f.name for f in fields)
+    if len(names) == 1:
+        (name,) = names
+
+        def reduce(self: Any) -> tuple[type[T], tuple[Any, ...]]:
+            return cls, (getattr(self, name),)
+    else:
+        values = operator.attrgetter(*names)
+
+        def reduce(self: Any) -> tuple[type[T], tuple[Any, ...]]:
+            return cls, values(self)
+
+    cls.__reduce__ = reduce  # type: ignore[method-assign]
+    return cls

@@ -290,8 +290,10 @@ class _Parser:
         while True:
             self.expect(_REG_NAME)
             names.append(self.name())
-            span = self.until(start)
             if self.expect(_COMMA_OR_SEMI) == "SEMICOLON":
+                # up to the last name, not the `;`
+                last = names[-1].span
+                span = Span(self.path, start[0], start[1], last.end_line, last.end_col)
                 return S.RawRegDecl(type_, tuple(names), span)
 
     def instruction(self) -> S.RawInstr | S.RawLabel:
@@ -308,10 +310,12 @@ class _Parser:
             while True:
                 label = MISSING_SEMI_INSTR if kind in ("INT", "LSQB") else None
                 operands.append(self.operand(kind))
-                span, last = self.until(start), lx.pos
+                # the span ends after the last operand: its end is kept, the Span made once
+                end_line, end_col, last = lx.line, lx.end_col, lx.pos
                 if self.expect(_COMMA_OR_SEMI, label) == "SEMICOLON":
                     break
                 kind = self.expect(_OPERAND)
+            span = Span(self.path, start[0], start[1], end_line, end_col)
         else:
             span, last = opcode.span, first + len(opcode.text)
         text = " ".join(self.text[first:last].split())

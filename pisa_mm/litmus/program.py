@@ -12,7 +12,7 @@ from dataclasses import field
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
-from pisa_mm.records import record
+from pisa_mm.records import pickled_by_fields, record
 from pisa_mm.values.expr import FpFormat
 
 
@@ -387,6 +387,7 @@ class Thread:
 # Observables and conditions (the final-state question)
 
 
+@pickled_by_fields
 @record(order=True)
 class RegObs:
     """`P1:%r0` (or herd's `1:%r0`)."""
@@ -404,6 +405,7 @@ class RegObs:
         return f"P{self.thread}:%{r}"
 
 
+@pickled_by_fields
 @record(order=True)
 class MemObs:
     """`@x`, `@a[2]`, `wg1:@s`, `gpu1:wg0:@s`: a variable element's final value (last write

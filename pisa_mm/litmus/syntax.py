@@ -27,7 +27,10 @@ class RawInt:
 
     @property
     def value(self) -> int:
-        return int_literal(self.text, self.span)
+        text = self.text
+        if len(text) < 19 and text.isascii() and text.isdigit():
+            return int(text)  # the common case, as int_literal reads it (no sign, hex, limit)
+        return int_literal(text, self.span)
 
 
 @record

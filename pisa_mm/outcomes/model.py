@@ -7,7 +7,7 @@ from dataclasses import field
 from typing import ClassVar
 
 from pisa_mm.litmus.program import Observable
-from pisa_mm.records import record
+from pisa_mm.records import pickled_by_fields, record
 
 
 class Verdict(enum.Enum):
@@ -18,6 +18,7 @@ class Verdict(enum.Enum):
     UNKNOWN = "Unknown"
 
 
+@pickled_by_fields
 @record(order=True)
 class State:
     """A final state projected on the observables: sorted (observable text, value) pairs."""
@@ -40,6 +41,7 @@ class LivenessStatus(enum.Enum):
     UNDECIDED = "undecided within the bound (raise --unroll)"
 
 
+@pickled_by_fields
 @record
 class Liveness:
     """The `Liveness` line of a test with spin loops: its status and, unless it
@@ -54,6 +56,7 @@ class Liveness:
         return f"{text}: {self.detail}" if self.detail else text
 
 
+@pickled_by_fields
 @record
 class FlagWitness:
     """A raised undefined-behaviour flag with one witness pair of events (ids and texts).
@@ -75,6 +78,7 @@ class FlagWitness:
         return f"{self.name} (cut)" if self.cut else self.name
 
 
+@pickled_by_fields
 @record
 class TestResult:
     """The facts `run` prints for one test under one model and engine.

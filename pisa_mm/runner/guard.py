@@ -153,10 +153,17 @@ def ignore_interrupts() -> None:
 def _address_space() -> int:
     """This process's current virtual memory size in bytes (0 when unknown)."""
     try:
-        with open("/proc/self/statm", encoding="ascii") as fh:
-            return int(fh.read().split()[0]) * resource.getpagesize()
+        return int(os.pread(_statm(os.getpid()), 128, 0).split()[0]) * resource.getpagesize()
     except (OSError, ValueError, IndexError):
         return 0
+
+
+@functools.cache
+def _statm(pid: int) -> int:
+    """/proc/self/statm, kept open: it is read before every test with a memory limit, and
+    opening it cost a small test 20 us. By pid: a forked worker must open its own (the
+    parent's descriptor names the parent)."""
+    return os.open(f"/proc/{pid}/statm", os.O_RDONLY)
 
 
 @functools.cache

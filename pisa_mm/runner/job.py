@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pisa_mm.engines import DEFAULT_UNROLL, EngineOptions, get_engine
 from pisa_mm.errors import PisaMMError
-from pisa_mm.records import record
+from pisa_mm.records import pickled_by_fields, record
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import OutOfTime, check_interrupted, limited
 
@@ -203,9 +203,11 @@ def with_liveness(
     if loaded.test is None or loaded.structure is None or progress == NO_PROGRESS:
         return list(results)
     live = check_liveness(loaded.test, loaded.structure, model, Progress(progress))
-    return [replace(r, liveness=live) for r in results]
+    # most tests have no spin loop: their results are kept as they are (no `replace`)
+    return [r if r.liveness == live else replace(r, liveness=live) for r in results]
 
 
+@pickled_by_fields
 @record
 class Job(Generic[T]):
     """A test (its path and text, read by the command's process) and the task to run on it."""
@@ -217,6 +219,7 @@ class Job(Generic[T]):
     strict: bool = False
 
 
+@pickled_by_fields
 @record
 class Record(Generic[T]):
     """What a job produced: the task's value when DONE, else the message (a rendered

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import pickle
 import weakref
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from pisa_mm import codecache
-from pisa_mm.records import record
+from pisa_mm.records import pickled_by_fields, record
 
 # Class bodies covering what the tree uses: defaults, factories, fields left out of
 # comparison, class variables, generics, inheritance, __post_init__ and methods.
@@ -93,9 +94,10 @@ def _code(fn: Any) -> tuple[Any, ...]:
 
 
 def _shape(cls: type) -> dict[str, Any]:
-    """Everything dataclasses decides about a class, with its methods' code."""
+    """Everything dataclasses decides about a class, with its methods' code; for `__init__`,
+    its signature (a frozen slotted record's stores through its slots: test below)."""
     methods = {
-        name: _code(value)
+        name: inspect.signature(value) if name == "__init__" else _code(value)
         for name, value in sorted(vars(cls).items())
         if isinstance(value, FunctionType) and name not in ("__post_init__",)
     }
@@ -197,3 +199,49 @@ def test_an_edited_module_keeps_only_the_code_in_use(
     (group,) = codecache.CODES.load()  # one group: this module's
     table = codecache.CODES.group(group)
     assert all("value" in source for source in table if "__init__" in source)
+
+
+@pytest.mark.parametrize("body", BODIES)
+def test_a_frozen_record_is_built_as_dataclasses_builds_it(entry: Path, body: str) -> None:
+    """The `__init__` that stores through the slots (records._set_by_slots) takes the same
+    arguments and defaults and makes the same objects; a class it cannot serve (a factory,
+    __post_init__) keeps dataclasses' own."""
+    theirs = _make(BODIES[body], dataclasses.dataclass(frozen=True, slots=True))
+    ours = _make(BODIES[body], record)
+    init, their_init = vars(ours)["__init__"], vars(theirs)["__init__"]
+    assert inspect.signature(init) == inspect.signature(their_init)
+    assert init.__qualname__ == their_init.__qualname__
+    assert init.__annotations__ == their_init.__annotations__
+    keeps = body in ("defaults", "post_init")  # a default_factory, __post_init__
+    assert (_code(init) == _code(their_init)) is keeps
+    args: tuple[Any, ...] = {"plain": (1, "x"), "generic": ()}.get(body, (7,))
+    made, expected = ours(*args), theirs(*args)
+    names = [f.name for f in dataclasses.fields(ours)]
+    assert [getattr(made, n) for n in names] == [getattr(expected, n) for n in names]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(made, names[0], 1)
+
+
+@record
+class Cell:
+    """A record pickled as a call of its class (records.pickled_by_fields)."""
+
+    value: int
+    name: str = "c"
+
+
+pickled_by_fields(Cell)
+
+
+def test_a_record_pickled_by_fields_round_trips() -> None:
+    cell = Cell(3, "x")
+    assert pickle.loads(pickle.dumps(cell, pickle.HIGHEST_PROTOCOL)) == cell
+    assert cell.__reduce__() == (Cell, (3, "x"))
+
+    @record
+    class Later:
+        a: int
+        b: int = dataclasses.field(init=False, default=0)
+
+    with pytest.raises(TypeError, match="outside __init__"):
+        pickled_by_fields(Later)

@@ -31,10 +31,24 @@ def both(cls, options):
     theirs = records._by_dataclasses(twin(), options)
     ours = records._make(cls, options)
     pairs.append((ours, theirs, cls.__qualname__, cls.__module__))
-    return theirs if ours is None else ours
+    made = theirs if ours is None else ours
+    twins[made] = theirs
+    return made
+
+
+twins = {}
+by_fields = records.pickled_by_fields
+
+
+def both_by_fields(cls):
+    # what a class is given after @record, given to its twin as well
+    if twins.get(cls) is not None and twins[cls] is not cls:
+        by_fields(twins[cls])
+    return by_fields(cls)
 
 
 records._build = both
+records.pickled_by_fields = both_by_fields
 for info in pkgutil.walk_packages(pisa_mm.__path__, "pisa_mm."):
     if not info.name.startswith("pisa_mm.web"):
         __import__(info.name)
