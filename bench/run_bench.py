@@ -24,10 +24,16 @@ Sections (all by default; `--only a,b` picks some):
   (bench/families.py) of growing size, each run in a child process with a budget: their
   times, the ratio smt/explicit, the largest size each finishes; and the smt engine's two
   latency targets on `storers-6`.
-- `auto`: for the same families and for the generated suite taken together, the
-  candidate-space estimate `auto` decides on (pisa_mm/explicit/size.py), the engine it
-  picks, the seconds of explicit, smt and auto (the model loaded and compiled before the
-  clock starts), and auto / best (issue 9: at most x1.10).
+- `auto`: the bundled suite, the generated suite (each every 3rd test with --quick) and
+  each member of the families: per test, explicit, smt and auto take turns in one child
+  (so that a shared machine's load weighs on them alike), each run on a structure of its
+  own, in CPU seconds (the model compiled before the clock starts; a family test run
+  again until 0.05 s, the mean counted); the engine auto picks by its cost model
+  (pisa_mm/explicit/auto.py); auto / the better engine, auto / the per-test best (a
+  perfect choice) and the picked engine / the per-test best (the choice alone, without
+  the noise of auto's own run); then the same per family (`lb-ring` and `co-ring` were
+  held out of the model's fit), by range of the per-test best's time, and over all
+  (issue 9: auto within x1.10 of the better engine).
 
 With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
 SRC`), the start-up and throughput figures are measured for it too, in the same run, with
@@ -339,8 +345,9 @@ def _over(signum: int, frame: Any) -> None:
 
 def _run_many(texts: list[tuple[str, str]], suite: bool, limit: float,
               skip: frozenset[str]) -> tuple[float, Any]:  # fmt: skip
-    """Wall seconds over the tests `texts` (parsed and built first; the engines' imports
-    and compiled model are the parent's, `_warm`), and per engine of AUTO_ENGINES but those
+    """Wall seconds over the tests `texts` (each run on a structure parsed and built for it
+    before the clock starts; the engines' imports and compiled model are the parent's,
+    `_warm`), and per engine of AUTO_ENGINES but those
     in `skip`, each test's verdict and CPU seconds (None once a run is over `limit` CPU
     seconds: that engine is not run on the later tests, unless `suite`, where it counts as
     infinite on that test alone). The engines take turns on each test, so that the load of
@@ -358,13 +365,17 @@ def _run_many(texts: list[tuple[str, str]], suite: bool, limit: float,
     cpus: dict[str, list[float] | None] = {e: [] for e in live}
     signal.signal(signal.SIGPROF, _over)
     start = time.perf_counter()
-    for t, es, o in _jobs(texts):
+    for text in texts:
+        if not _jobs([text]):
+            continue
         for engine in list(live):
             fn = get_engine(engine)
             runs, total = 0, 0.0
             signal.setitimer(signal.ITIMER_PROF, limit)
             try:
                 while True:
+                    # a structure of its own (what a run caches on it must not help the next)
+                    ((t, es, o),) = _jobs([text])
                     cpu = time.process_time()
                     verdict = fn(t, es, model, o).verdict.value
                     total += time.process_time() - cpu

@@ -3,6 +3,7 @@ the shape `auto` predicts both engines' costs from (nothing is enumerated)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterable, Sequence
 
@@ -28,7 +29,7 @@ def candidate_space(es: EventStructure) -> int:
     the rf choices of all their reads together, keeps a spin loop unrolled k times at about
     k times a straight-line test (each path has its own few reads), not 2^k.
     """
-    writers, stores = _writers(es)
+    writers, stores = _writers(es.events)
     return _space(es, writers, stores)
 
 
@@ -82,36 +83,26 @@ def shape(es: EventStructure, observed: Sequence[Observable]) -> Shape:
     chosen first, and an atomic read-modify-write then reads from the write just before
     its own (a judgement the engine's pruning makes of every other choice).
 
-    `leaves` = the product over work-items of the sum over paths of the product of tried
-    choices, times the co orders (the factorials of each location's store counts).
-    `tree` = the co search's prefixes plus, per complete co order, the rf search's nodes:
-    at each read in turn, the kept prefixes so far times that read's tried choices (the
+    `leaves` = per choice of paths, the product of the tried choices times the co orders
+    (the factorials of each location's store counts), with the writes on those paths
+    alone, summed over the choices (up to EXACT_CHOICES of them; beyond, the product over
+    work-items of the sum over paths, every path's writes counting). `tree` = the co
+    search's prefixes plus, per complete co order, the rf search's nodes: at each read in
+    turn, the kept prefixes so far times that read's tried choices, summed alike (the
     work-items' reads come one work-item after another, and every choice of the later
     work-items' paths repeats the earlier ones' search).
     """
-    writers, stores = _writers(es)
+    writers, stores = _writers(es.events)
     rmw_reads = {r for r, _ in es.rmw}
     sources = {e.id: _sources(e, writers) for e in es.events if e.kind is Kind.READ}
     satisfies: dict[tuple[int, int], bool] = {}  # (id of a condition, value): its answer
     choices = {
         id(p): list(_path_choices(es, p, sources, satisfies)) for t in es.threads for p in t.paths
     }
-    leaves = kept_so_far = 1
-    tree = 0
-    later = [len(t.paths) for t in es.threads]
-    for k, t in enumerate(es.threads):
-        tried_sum = kept_sum = nodes_sum = 0
-        for p in t.paths:
-            tried, kept, nodes = 1, 1, 0
-            for n, read in choices[id(p)]:
-                nodes += kept * n
-                tried *= n
-                kept *= 1 if read in rmw_reads else n
-            tried_sum, kept_sum, nodes_sum = tried_sum + tried, kept_sum + kept, nodes_sum + nodes
-        tree += kept_so_far * nodes_sum * math.prod(later[k + 1 :])
-        leaves *= max(1, tried_sum)
-        kept_so_far *= max(1, kept_sum)
-    co = _co_orders(stores)
+    if 1 < math.prod(len(t.paths) for t in es.threads) <= EXACT_CHOICES:
+        leaves, tree = _per_choice(es, rmw_reads, satisfies)
+    else:
+        leaves, tree = _aggregate(es, rmw_reads, choices, stores)
     return Shape(
         events=len(es.events),
         computed=sum(
@@ -121,18 +112,76 @@ def shape(es: EventStructure, observed: Sequence[Observable]) -> Shape:
         ),
         rf_edges=sum(len(s) for s in sources.values()),
         co_pairs=sum(n * (n - 1) // 2 for n in stores.values()),
-        leaves=leaves * co,
-        tree=_co_prefixes(stores) + co * max(1, tree),
+        leaves=leaves,
+        tree=tree,
         space=_space(es, writers, stores),
-        states=min(leaves * co, _states(es, observed, writers, sources, choices)),
+        states=min(leaves, _states(es, observed, writers, sources, choices)),
     )
 
 
-def _writers(es: EventStructure) -> tuple[dict[Location, list[Event]], dict[Location, int]]:
+# Up to this many choices of paths (one per work-item), `shape` counts each one's candidates
+# with only the writes on its paths, as the engine enumerates them (a work-item that takes
+# a lock on one path and not on another stores on one only); beyond, it sums per work-item.
+EXACT_CHOICES = 64
+
+
+def _rf_counts(reads: Iterable[tuple[int, int]], rmw_reads: set[int]) -> tuple[int, int, int]:
+    """(tried leaves, kept leaves, nodes) of the rf search over `reads` in order, each
+    (tried choices, read id)."""
+    tried = kept = 1
+    nodes = 0
+    for n, read in reads:
+        nodes += kept * n
+        tried *= n
+        kept *= 1 if read in rmw_reads else n
+    return tried, kept, nodes
+
+
+def _aggregate(
+    es: EventStructure,
+    rmw_reads: set[int],
+    choices: dict[int, list[tuple[int, int]]],
+    stores: dict[Location, int],
+) -> tuple[int, int]:
+    """(leaves, tree) with every write of every path a source and a member of co."""
+    leaves = kept_so_far = 1
+    tree = 0
+    later = [len(t.paths) for t in es.threads]
+    for k, t in enumerate(es.threads):
+        tried_sum = kept_sum = nodes_sum = 0
+        for p in t.paths:
+            tried, kept, nodes = _rf_counts(choices[id(p)], rmw_reads)
+            tried_sum, kept_sum, nodes_sum = tried_sum + tried, kept_sum + kept, nodes_sum + nodes
+        tree += kept_so_far * nodes_sum * math.prod(later[k + 1 :])
+        leaves *= max(1, tried_sum)
+        kept_so_far *= max(1, kept_sum)
+    co = _co_orders(stores)
+    return leaves * co, _co_prefixes(stores) + co * max(1, tree)
+
+
+def _per_choice(
+    es: EventStructure, rmw_reads: set[int], satisfies: dict[tuple[int, int], bool]
+) -> tuple[int, int]:
+    """(leaves, tree) summed over the choices of paths, each with the writes on its paths."""
+    inits = [e for e in es.events if e.thread is None]
+    leaves = tree = 0
+    for paths in itertools.product(*(t.paths for t in es.threads)):
+        present = inits + [es.events[i] for p in paths for i in p.events]
+        writers, stores = _writers(present)
+        sources = {e.id: _sources(e, writers) for e in present if e.kind is Kind.READ}
+        reads = [c for p in paths for c in _path_choices(es, p, sources, satisfies)]
+        tried, _, nodes = _rf_counts(reads, rmw_reads)
+        co = _co_orders(stores)
+        leaves += tried * co
+        tree += _co_prefixes(stores) + co * max(1, nodes)
+    return max(1, leaves), max(1, tree)
+
+
+def _writers(events: Iterable[Event]) -> tuple[dict[Location, list[Event]], dict[Location, int]]:
     """The writes (init included) that may touch each location, and its non-init count."""
     writers: dict[Location, list[Event]] = {}
     stores: dict[Location, int] = {}
-    for e in es.events:
+    for e in events:
         if e.kind is Kind.WRITE:
             for loc in e.locs:
                 writers.setdefault(loc, []).append(e)
