@@ -343,6 +343,20 @@ def _over(signum: int, frame: Any) -> None:
     raise _Over
 
 
+def _warm_run(fn: Any, t: Any, es: Any, model: Any, o: Any, limit: float) -> None:
+    """One untimed run (within `limit` CPU seconds: an engine over it is caught by the
+    timed run that follows)."""
+    import signal
+
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        fn(t, es, model, o)
+    except _Over:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
 def _run_many(texts: list[tuple[str, str]], suite: bool, limit: float,
               skip: frozenset[str]) -> tuple[float, Any]:  # fmt: skip
     """Wall seconds over the tests `texts` (each run on a structure parsed and built for it
@@ -351,9 +365,10 @@ def _run_many(texts: list[tuple[str, str]], suite: bool, limit: float,
     in `skip`, each test's verdict and CPU seconds (None once a run is over `limit` CPU
     seconds: that engine is not run on the later tests, unless `suite`, where it counts as
     infinite on that test alone). The engines take turns on each test, so that the load of
-    a shared machine weighs on them alike. Unless `suite` (where the sum over many tests
-    evens out the noise), an engine is run again until its runs take REPEAT_CPU in all
-    (their mean counts; at most 50 runs)."""
+    a shared machine weighs on them alike; in a suite each goes first as often (a first run
+    compiles code for the test's shape, which later runs reuse), elsewhere each has an
+    untimed run first and is then run again until its runs take REPEAT_CPU in all (their
+    mean counts; at most 50 runs)."""
     import signal
 
     from pisa_mm.engines import get_engine
@@ -365,11 +380,15 @@ def _run_many(texts: list[tuple[str, str]], suite: bool, limit: float,
     cpus: dict[str, list[float] | None] = {e: [] for e in live}
     signal.signal(signal.SIGPROF, _over)
     start = time.perf_counter()
-    for text in texts:
+    for k, text in enumerate(texts):
         if not _jobs([text]):
             continue
-        for engine in list(live):
+        turn = k % len(live) if live else 0  # in a suite, each engine goes first as often
+        for engine in live[turn:] + live[:turn] if suite else list(live):
             fn = get_engine(engine)
+            if not suite:  # what a first run compiles for the test's shape, for each alike
+                ((t, es, o),) = _jobs([text])
+                _warm_run(fn, t, es, model, o, limit)
             runs, total = 0, 0.0
             signal.setitimer(signal.ITIMER_PROF, limit)
             try:
