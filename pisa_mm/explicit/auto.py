@@ -47,7 +47,7 @@ class Costs:
         from pisa_mm.explicit.engine import PRUNE_ABOVE  # the engine only when it may run
 
         judged = s.tree if s.space > PRUNE_ABOVE else s.leaves
-        return self.explicit_base + self.explicit_judged * float(judged) * s.events
+        return self.explicit_base + self.explicit_judged * _real(judged) * s.events
 
     def smt(self, s: Shape) -> float:
         return (
@@ -55,8 +55,17 @@ class Costs:
             + self.smt_event * s.events
             + self.smt_rf * s.rf_edges
             + self.smt_co * s.co_pairs
-            + (self.smt_state + self.smt_computed_state * s.computed) * float(s.states)
+            + (self.smt_state + self.smt_computed_state * s.computed) * _real(s.states)
         )
+
+
+def _real(count: int) -> float:
+    """`count` as a float; past a float's range (thousands of stores to one location have
+    more co orders), the largest one: either way no engine finishes."""
+    return float(count) if count < _LARGEST else float(_LARGEST)
+
+
+_LARGEST = 10**300
 
 
 # The one place of the constants (recalibrate them when either engine's speed changes).
