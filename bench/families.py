@@ -121,11 +121,12 @@ FAMILIES: dict[str, tuple[Generator, range]] = {
     "spin": (spin, range(1, 9)),
     "rmw": (rmws, range(2, 17)),
     "storers": (storers, range(2, 9)),
-    # held out: not used to fit auto's cost model (pisa_mm/explicit/auto.py)
     "lb-ring": (lb_ring, range(2, 9)),
+    # held out: not used to fit auto's cost model (pisa_mm/explicit/auto.py); lb-ring was,
+    # until it showed the cost of computed values to smt (CHANGELOG)
     "co-ring": (co_ring, range(2, 9)),
 }
-HELD_OUT = ("lb-ring", "co-ring")
+HELD_OUT = ("co-ring",)
 
 
 def many_states(n: int, k: int) -> str:

@@ -31,8 +31,8 @@ Sections (all by default; `--only a,b` picks some):
   again until 0.05 s, the mean counted); the engine auto picks by its cost model
   (pisa_mm/explicit/auto.py); auto / the better engine, auto / the per-test best (a
   perfect choice) and the picked engine / the per-test best (the choice alone, without
-  the noise of auto's own run); then the same per family (`lb-ring` and `co-ring` were
-  held out of the model's fit), by range of the per-test best's time, and over all
+  the noise of auto's own run); then the same per family (`co-ring` was held out of the
+  model's fit), by range of the per-test best's time, and over all
   (issue 9: auto within x1.10 of the better engine).
 
 With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
