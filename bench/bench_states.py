@@ -163,7 +163,7 @@ def _measure(engine: str, n: int, k: int, verdict_only: bool) -> tuple[float, An
         if cpu > 1.0:
             break
     flags = tuple(sorted(f.label for f in r.flags))
-    picked = pick(es) if engine == "auto" else engine
+    picked = pick(test, es) if engine == "auto" else engine
     return seconds, (cpu, (r.states, r.verdict.value, flags, r.cut, picked))
 
 

@@ -26,10 +26,16 @@ Sections (all by default; `--only a,b` picks some):
   (bench/families.py) of growing size, each run in a child process with a budget: their
   times, the ratio smt/explicit, the largest size each finishes; and the smt engine's two
   latency targets on `storers-6`.
-- `auto`: for the same families and for the generated suite taken together, the
-  candidate-space estimate `auto` decides on (pisa_mm/explicit/size.py), the engine it
-  picks, the seconds of explicit, smt and auto (the model loaded and compiled before the
-  clock starts), and auto / best (issue 9: at most x1.10).
+- `auto`: the bundled suite, the generated suite (each every 3rd test with --quick) and
+  each member of the families: per test, explicit, smt and auto take turns in one child
+  (so that a shared machine's load weighs on them alike), each run on a structure of its
+  own, in CPU seconds (the model compiled before the clock starts; a family test run
+  again until 0.05 s, the mean counted); the engine auto picks by its cost model
+  (pisa_mm/explicit/auto.py); auto / the better engine, auto / the per-test best (a
+  perfect choice) and the picked engine / the per-test best (the choice alone, without
+  the noise of auto's own run); then the same per family (`co-ring` was held out of the
+  model's fit), by range of the per-test best's time, and over all
+  (issue 9: auto within x1.10 of the better engine).
 
 With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
 SRC`), the start-up and throughput figures are measured for it too, in the same run, with
@@ -61,7 +67,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import ROOT, budget_and_families, fmt, parser_for, pisa_mm, timed
-from families import FAMILIES, storers
+from families import FAMILIES, HELD_OUT, storers
 
 SECTIONS = ("startup", "throughput", "crossover", "auto")
 ENGINES = ("smt", "explicit")
@@ -71,7 +77,7 @@ GEN_OPTIONS = ("--orders", "all", "--scopes", "sys", "--fences", "all",
                "--rmw", "none,xchg,add,cas")  # fmt: skip
 WATCHED = ("z3", "lark", "pebble", "multiprocessing", "rich", "networkx")
 OFFENDERS = 12  # modules listed by self time
-SUITE_BUDGET = 900.0  # seconds of one engine over a whole suite (auto section)
+SUITE_LIMIT = 120.0  # CPU seconds of one engine on one test of a suite (auto section)
 
 
 # ---------------------------------------------------------------- start-up
@@ -357,55 +363,194 @@ def _jobs(texts: list[tuple[str, str]]) -> list[tuple[Any, Any, Any]]:
     return jobs
 
 
-def _run_many(engine: str, texts: list[tuple[str, str]]) -> tuple[float, Any]:
-    """Seconds of `engine` over the tests `texts` (parsed, built and the model compiled by a
-    first untimed run), and each test's verdict and CPU seconds."""
+REPEAT_CPU = 0.05  # a family test shorter than this is run again until it adds up (noise)
+RANGES = ((0.0, 0.01), (0.01, 0.1), (0.1, float("inf")))  # per-test best, CPU seconds
+AUTO_ENGINES = (*ENGINES, "auto")
+
+
+class _Over(Exception):
+    """A run used up its CPU budget (SIGPROF)."""
+
+
+def _over(signum: int, frame: Any) -> None:
+    raise _Over
+
+
+def _warm_run(fn: Any, t: Any, es: Any, model: Any, o: Any, limit: float) -> None:
+    """One untimed run (within `limit` CPU seconds: an engine over it is caught by the
+    timed run that follows)."""
+    import signal
+
+    signal.setitimer(signal.ITIMER_PROF, limit)
+    try:
+        fn(t, es, model, o)
+    except _Over:
+        pass
+    finally:
+        signal.setitimer(signal.ITIMER_PROF, 0)
+
+
+def _run_many(texts: list[tuple[str, str]], suite: bool, limit: float,
+              skip: frozenset[str]) -> tuple[float, Any]:  # fmt: skip
+    """Wall seconds over the tests `texts` (each run on a structure parsed and built for it
+    before the clock starts; the engines' imports and compiled model are the parent's,
+    `_warm`), and per engine of AUTO_ENGINES but those
+    in `skip`, each test's verdict and CPU seconds (None once a run is over `limit` CPU
+    seconds: that engine is not run on the later tests, unless `suite`, where it counts as
+    infinite on that test alone). The engines take turns on each test, so that the load of
+    a shared machine weighs on them alike; in a suite each goes first as often (a first run
+    compiles code for the test's shape, which later runs reuse), elsewhere each has an
+    untimed run first and is then run again until its runs take REPEAT_CPU in all (their
+    mean counts; at most 50 runs)."""
+    import signal
+
     from pisa_mm.engines import get_engine
     from pisa_mm.runner.job import cached_model
 
     model = cached_model("pisa")
-    fn = get_engine(engine)
-    jobs = _jobs(texts)
-    fn(*jobs[0][:2], model, jobs[0][2])  # compile the model (once per process in a suite run)
-    verdicts, cpus = [], []
+    live = [e for e in AUTO_ENGINES if e not in skip]
+    verdicts: dict[str, list[str] | None] = {e: [] for e in live}
+    cpus: dict[str, list[float] | None] = {e: [] for e in live}
+    signal.signal(signal.SIGPROF, _over)
     start = time.perf_counter()
-    for t, es, o in jobs:
-        cpu = time.process_time()
-        verdicts.append(fn(t, es, model, o).verdict.value)
-        cpus.append(time.process_time() - cpu)
+    for k, text in enumerate(texts):
+        if not _jobs([text]):
+            continue
+        turn = k % len(live) if live else 0  # in a suite, each engine goes first as often
+        for engine in live[turn:] + live[:turn] if suite else list(live):
+            fn = get_engine(engine)
+            if not suite:  # what a first run compiles for the test's shape, for each alike
+                ((t, es, o),) = _jobs([text])
+                _warm_run(fn, t, es, model, o, limit)
+            runs, total = 0, 0.0
+            signal.setitimer(signal.ITIMER_PROF, limit)
+            try:
+                while True:
+                    # a structure of its own (what a run caches on it must not help the next)
+                    ((t, es, o),) = _jobs([text])
+                    cpu = time.process_time()
+                    verdict = fn(t, es, model, o).verdict.value
+                    total += time.process_time() - cpu
+                    runs += 1
+                    if suite or total >= REPEAT_CPU or runs == 50:
+                        break
+            except _Over:
+                if suite:  # the others are still measured; this one counts as over
+                    verdicts[engine].append("over")  # type: ignore[union-attr]
+                    cpus[engine].append(float("inf"))  # type: ignore[union-attr]
+                    continue
+                live.remove(engine)
+                verdicts[engine] = cpus[engine] = None
+                continue
+            finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            verdicts[engine].append(verdict)  # type: ignore[union-attr]
+            cpus[engine].append(total / runs)  # type: ignore[union-attr]
     return time.perf_counter() - start, (verdicts, cpus)
 
 
-def _auto_row(label: str, texts: list[tuple[str, str]], budget: float) -> float | None:
-    """One row: CPU seconds of explicit, smt and auto over `texts`, auto / the better engine
-    over the whole set, and auto / the per-test best (the sum over tests of the faster
-    engine's time: what a perfect choice would cost)."""
-    from pisa_mm.explicit.auto import pick
-    from pisa_mm.explicit.size import candidate_space
+class _Row:
+    """One suite or family test: per test, the CPU seconds of each engine (None: over the
+    budget) and auto's pick."""
 
-    structures = [es for _, es, _ in _jobs(texts)]
-    size = max(candidate_space(es) for es in structures)
-    picks = Counter(pick(es) for es in structures)
-    cpus: dict[str, list[float] | None] = {}
-    verdicts: dict[str, Any] = {}
-    for engine in ("explicit", "smt", "auto"):
-        wall, found = timed(_run_many, (engine, texts), budget)
-        verdicts[engine], cpus[engine] = (None, None) if wall is None else found
+    def __init__(self, label: str, picks: list[str], cpus: dict[str, list[float] | None]):
+        self.label, self.picks, self.cpus = label, picks, cpus
+
+    def total(self, engine: str) -> float | None:
+        c = self.cpus[engine]
+        return None if c is None else sum(c)
+
+    def per_test(self, engine: str, i: int) -> float:
+        c = self.cpus[engine]
+        return float("inf") if c is None else c[i]
+
+    def best(self, i: int) -> float:
+        return min(self.per_test("explicit", i), self.per_test("smt", i))
+
+    def picked(self, i: int) -> float:
+        """What auto's choice costs: the picked engine's own time (no noise of a run of
+        auto's own)."""
+        return self.per_test(self.picks[i], i)
+
+
+def _auto_row(label: str, texts: list[tuple[str, str]], limit: float, suite: bool,
+              skip: frozenset[str]) -> _Row:  # fmt: skip
+    """Runs explicit, smt and auto over `texts` (in a child; each run within `limit` CPU
+    seconds; not the engines in `skip`), checks that they agree, prints the row."""
+    from pisa_mm.explicit.auto import pick
+
+    picks = [pick(t, es) for t, es, _ in _jobs(texts)]
+    _, found = timed(_run_many, (texts, suite, limit, skip), 24 * 3600.0)
+    verdicts, cpus = found
+    for engine in skip:
+        verdicts[engine] = cpus[engine] = None
     done = [v for v in verdicts.values() if v is not None]
     if any(v != done[0] for v in done):
         raise SystemExit(f"{label}: the engines disagree: {verdicts}")
-    total = {e: None if c is None else sum(c) for e, c in cpus.items()}
-    known = [t for e, t in total.items() if e != "auto" and t is not None]
-    best = min(known) if known else None
-    ex, sm, auto = cpus["explicit"], cpus["smt"], total["auto"]
-    oracle = sum(map(min, ex, sm)) if ex is not None and sm is not None else None
-    ratio = auto / best if auto is not None and best else None
-    per_test = f"x{auto / oracle:.2f}" if auto is not None and oracle else "-"
-    picked = "/".join(f"{e} {n}" for e, n in sorted(picks.items()))
-    print(f"  {label:<18} {len(structures):>5} {size:>10.3g} {picked:<22} "
-          f"{fmt(total['explicit'])} {fmt(total['smt'])} {fmt(auto)} "
-          f"{'-' if ratio is None else f'x{ratio:.2f}':>9} {per_test:>9}")  # fmt: skip
-    return ratio
+    row = _Row(label, picks, cpus)
+    n = len(picks)
+    oracle = sum(row.best(i) for i in range(n))
+    known = [t for e in ENGINES if (t := row.total(e)) is not None]
+    auto = row.total("auto")
+    chosen = sum(row.picked(i) for i in range(n))
+    picked = "/".join(f"{e} {k}" for e, k in sorted(Counter(picks).items()))
+    print(f"  {label:<18} {n:>5} {picked:<22} {fmt(row.total('explicit'))} "
+          f"{fmt(row.total('smt'))} {fmt(auto)} {_x(auto, min(known, default=None))} "
+          f"{_x(auto, oracle)} {_x(chosen, oracle)}")  # fmt: skip
+    return row
+
+
+def _x(a: float | None, b: float | None) -> str:
+    """a / b as a ratio, in 9 characters."""
+    if b is None or not b or b == float("inf"):
+        return "        -"
+    if a is None:  # auto over the budget where an engine was not
+        return "     over"
+    return "     over" if a == float("inf") else f"{f'x{a / b:.2f}':>9}"
+
+
+def _summary(label: str, rows: list[_Row]) -> None:
+    """auto / the better engine over `rows` taken together, auto / the per-test best, and
+    the picked engine / the per-test best."""
+    total = {e: [r.total(e) for r in rows] for e in (*ENGINES, "auto")}
+    sums = {
+        e: None if None in ts else sum(t for t in ts if t is not None) for e, ts in total.items()
+    }
+    oracle = sum(r.best(i) for r in rows for i in range(len(r.picks)))
+    chosen = sum(r.picked(i) for r in rows for i in range(len(r.picks)))
+    known = [t for e in ENGINES if (t := sums[e]) is not None]
+    auto = sums["auto"]
+    print(f"  {label:<18} {sum(len(r.picks) for r in rows):>5} {'':<22} {fmt(sums['explicit'])} "
+          f"{fmt(sums['smt'])} {fmt(auto)} {_x(auto, min(known, default=None))} "
+          f"{_x(auto, oracle)} {_x(chosen, oracle)}")  # fmt: skip
+
+
+def _ranges(rows: list[_Row]) -> None:
+    """auto / the per-test best by the per-test best's CPU time (size ranges)."""
+    for low, high in RANGES:
+        tests = [(r, i) for r in rows for i in range(len(r.picks)) if low <= r.best(i) < high]
+        if not tests:
+            continue
+        oracle = sum(r.best(i) for r, i in tests)
+        auto = sum(r.per_test("auto", i) for r, i in tests)
+        chosen = sum(r.picked(i) for r, i in tests)
+        span = (
+            f"{low * 1000:.0f}-{high * 1000:.0f} ms"
+            if high < float("inf")
+            else f">= {low * 1000:.0f} ms"
+        )
+        print(f"  best {span:<12} {len(tests):>5} tests: auto/best {_x(auto, oracle).strip()}, "
+              f"pick/best {_x(chosen, oracle).strip()}")  # fmt: skip
+
+
+def _warm() -> None:
+    """Both engines' imports and compiled model in this process, which the children that
+    time them are forked from (else each child would spend a second or two on them)."""
+    from pisa_mm.engines import EngineOptions, get_engine
+
+    test, es, model = _load(storers(2), "storers-2")
+    for engine in ENGINES:
+        get_engine(engine)(test, es, model, EngineOptions(unroll=es.unroll))
 
 
 def _bundled() -> list[tuple[str, str]]:
@@ -414,26 +559,50 @@ def _bundled() -> list[tuple[str, str]]:
     return [(str(p), p.read_text("utf-8")) for p in paths]
 
 
-def auto(names: list[str], budget: float, suite: list[str]) -> None:
-    from pisa_mm.explicit.auto import THRESHOLD
+def auto(names: list[str], budget: float, suite: list[str], quick: bool) -> None:
+    from pisa_mm.explicit.auto import COSTS
 
-    print(f"  threshold {THRESHOLD}; CPU seconds (the model compiled before the clock starts);"
-          f" budget {budget:.0f} s per family run, {SUITE_BUDGET:.0f} s per suite run")  # fmt: skip
-    print(f"  {'test':<18} {'tests':>5} {'estimate':>10} {'auto picks':<22} {'explicit':>6} "
-          f"{'smt':>6} {'auto':>6} {'auto/best':>9} {'/per-test':>9}")  # fmt: skip
-    ratios: list[float] = []
-    rows = [("bundled suite", _bundled(), SUITE_BUDGET)]
+    print(f"  cost model (pisa_mm/explicit/auto.py): {COSTS}")
+    print(f"  CPU seconds of the engines themselves (the model compiled before the clock "
+          f"starts; a family test run again until {REPEAT_CPU:.2f} s; the engines take turns "
+          f"on each test); at most {budget:.0f} s CPU per run of a family test, "
+          f"{SUITE_LIMIT:.0f} s of a suite's. auto/best: auto over the "
+          "better engine on the whole row; /per-test: over the faster engine of each test "
+          "(a perfect choice); pick/per-test: the engine auto picks over that (its choice "
+          "alone, no noise of auto's own run)")  # fmt: skip
+    print(f"  {'test':<18} {'tests':>5} {'auto picks':<22} {'explicit':>6} {'smt':>6} "
+          f"{'auto':>6} {'auto/best':>9} {'/per-test':>9} {'pick/p-t':>9}")  # fmt: skip
+    _warm()
+    step = 3 if quick else 1
+    bundled = _bundled()[::step]
+    part = " (every 3rd)" if quick else ""
+    suites = [_auto_row(f"bundled suite{part}", bundled, SUITE_LIMIT, True, frozenset())]
     if suite:
-        rows.append(
-            ("generated suite", [(f"g{i}.litmus", t) for i, t in enumerate(suite)], SUITE_BUDGET)
-        )
-    rows += [(f"{name}-{n}", [(f"{name}-{n}.litmus", FAMILIES[name][0](n))], budget)
-             for name in names for n in FAMILIES[name][1]]  # fmt: skip
-    for label, texts, limit in rows:
-        ratio = _auto_row(label, texts, limit)
-        ratios += [] if ratio is None else [ratio]
-    if ratios:
-        print(f"  auto/best: worst x{max(ratios):.2f}, best x{min(ratios):.2f}")
+        texts = [(f"g{i}.litmus", t) for i, t in enumerate(suite)][::step]
+        suites.append(_auto_row(f"generated suite{part}", texts, SUITE_LIMIT, True, frozenset()))
+    families: dict[str, list[_Row]] = {}
+    for name in names:
+        gen, sizes = FAMILIES[name]
+        over: set[str] = set()  # engines over the budget at a smaller size
+        for n in sizes:
+            text = [(f"{name}-{n}.litmus", gen(n))]
+            row = _auto_row(f"{name}-{n}", text, budget, False, frozenset(over))
+            over |= {e for e in AUTO_ENGINES if row.cpus[e] is None}
+            families.setdefault(name, []).append(row)
+            if set(ENGINES) <= over:
+                break
+    print("  per family (all its sizes; a held-out family was not used to fit the model):")
+    for name, rows in families.items():
+        _summary(f"{name}{' (held out)' if name in HELD_OUT else ''}", rows)
+    everything = suites + [r for rows in families.values() for r in rows]
+    for label, rows in (
+        ("suites", suites),
+        ("families", [r for rs in families.values() for r in rs]),
+    ):
+        if rows:
+            print(f"  by the per-test best's CPU time, {label}:")
+            _ranges(rows)
+    _summary("all", everything)
     print("  (the many-states test, Many-74k: bench/bench_states.py --sizes 74k)")
 
 
@@ -491,7 +660,7 @@ def main() -> int:
             crossover(names, budget)
         if "auto" in only:
             print("\nauto against the better of explicit and smt")
-            auto(names, budget, texts)
+            auto(names, budget, texts, args.quick)
     return 0
 
 

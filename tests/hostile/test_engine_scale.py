@@ -85,9 +85,10 @@ def test_small_instances_agree_with_smt(
 
 
 def test_auto_picks_explicit_on_big_structures() -> None:
-    es = build(parse_test(many_loads(auto.BIG_EVENTS), "loads.litmus"))
+    test = parse_test(many_loads(auto.BIG_EVENTS), "loads.litmus")
+    es = build(test)
     assert len(es.events) >= auto.BIG_EVENTS
-    assert auto.pick(es) == "explicit"
+    assert auto.pick(test, es) == "explicit"
 
 
 @pytest.mark.slow
