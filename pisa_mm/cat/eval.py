@@ -489,11 +489,17 @@ class Evaluator:
         self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
         self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
         # The order `fail_fast` tries the axioms in: cheapest first (cat/schedule.py).
+        recursive = {
+            d.name
+            for item in model.definitions
+            if isinstance(item, RecGroup)
+            for d in item.definitions
+        }
         self._schedule = schedule(
             [c for c, _ in self._axioms],
             lambda n: d.expr if (d := model.definition(n)) is not None else None,
             lambda n: n in self.dynamic or (n in self._readers and not self._readers[n][1]),
-            lambda n: model.recursive_group(n) is not None,
+            recursive.__contains__,
         )
         self._key: Hashable | None = None
         self._geo: _Geo | None = None
