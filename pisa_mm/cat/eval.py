@@ -27,6 +27,7 @@ from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
 from pisa_mm.cat.compact import Apart, Classes, Forest, Orders, Rows
 from pisa_mm.cat.inline import Inliner, Slots
+from pisa_mm.cat.schedule import schedule
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -615,6 +616,19 @@ class Evaluator:
         self._compile_definitions()
         self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
         self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
+        # The order `fail_fast` tries the axioms in: cheapest first (cat/schedule.py).
+        recursive = {
+            d.name
+            for item in model.definitions
+            if isinstance(item, RecGroup)
+            for d in item.definitions
+        }
+        self._schedule = schedule(
+            [c for c, _ in self._axioms],
+            lambda n: d.expr if (d := model.definition(n)) is not None else None,
+            lambda n: n in self.dynamic or (n in self._readers and not self._readers[n][1]),
+            recursive.__contains__,
+        )
         self._key: Hashable | None = None
         self._geo: _Geo | None = None
         self._session: list[int | None] = []
@@ -650,15 +664,21 @@ class Evaluator:
         else:
             session = self._session
         ctx = _Ctx(base, geo, session, session.copy())
-        passed: list[bool] = []
-        consistent = True
-        for _, test in self._axioms:
-            ok = bool(test(ctx))
-            passed.append(ok)
-            if not ok:
-                consistent = False
-                if fail_fast:
-                    break
+        if fail_fast:
+            # Cheapest first; on a failure, which axiom failed first in model order is
+            # settled only if asked (`EvalResult._complete`).
+            axioms = self._axioms
+            known: list[bool | None] = [None] * len(axioms)
+            for i in self._schedule:
+                if not axioms[i][1](ctx):
+                    known[i] = False
+                    return EvalResult(self, ctx, [], False, known)
+                known[i] = True
+            passed = [True] * len(axioms)
+            consistent = True
+        else:
+            passed = [bool(test(ctx)) for _, test in self._axioms]
+            consistent = all(passed)
         if consistent or not fail_fast:
             passed.extend(bool(test(ctx)) for _, test in self._flags)
         return EvalResult(self, ctx, passed, consistent)
@@ -914,13 +934,40 @@ def _builtin_getter(name: str) -> _Fn:
 class EvalResult:
     """The outcome of one evaluation: check results, witnesses and values, computed lazily."""
 
-    __slots__ = ("_ctx", "_ev", "_passed", "consistent")
+    __slots__ = ("_ctx", "_ev", "_known", "_passed_list", "consistent")
 
-    def __init__(self, ev: Evaluator, ctx: _Ctx, passed: list[bool], consistent: bool) -> None:
+    def __init__(
+        self,
+        ev: Evaluator,
+        ctx: _Ctx,
+        passed: list[bool],
+        consistent: bool,
+        known: list[bool | None] | None = None,
+    ) -> None:
         self._ev = ev
         self._ctx = ctx
-        self._passed = passed
+        self._passed_list = passed
+        # A fail_fast evaluation that stopped out of model order: per axiom, its result
+        # or None if untried; `_passed` completes it when asked.
+        self._known = known
         self.consistent = consistent  # every evaluated axiom holds
+
+    @property
+    def _passed(self) -> list[bool]:
+        """The results of the axioms in model order up to the first failing one (all of
+        them when none fails, or without fail_fast), then those of the flags (evaluated
+        only when no axiom fails, or without fail_fast)."""
+        known = self._known
+        if known is not None:
+            passed: list[bool] = []
+            for (_, test), ok in zip(self._ev._axioms, known, strict=True):
+                if ok is None:
+                    ok = bool(test(self._ctx))
+                passed.append(ok)
+                if not ok:
+                    break
+            self._passed_list, self._known = passed, None
+        return self._passed_list
 
     @property
     def results(self) -> tuple[CheckResult, ...]:

@@ -202,7 +202,8 @@ class _Resolver:
         if eid in self.value_memo:
             return self.value_memo[eid]
         e = self.es.events[eid]
-        self.address(eid)  # an address dependency is part of determining the event
+        if e.addr is not None and not isinstance(e.addr, Const):
+            self.address(eid)  # an address dependency is part of determining the event
         if eid in self.busy:
             raise _Cyclic
         self.busy.add(eid)
@@ -348,9 +349,13 @@ class _Choice:
             consts = {w.id: w.value for w in writes}
             if all(isinstance(v, Const) for v in consts.values()):
                 self.plain = {w: v.value for w, v in consts.items() if isinstance(v, Const)}
-        # With fixed events and locations, the coherence orders are the same for every rf
-        # choice: enumerated once (when there are not too many to keep) and shared.
-        self._co_orders: list[CoOrders] | None = None
+        # With fixed locations, the coherence orders depend only on which events happen:
+        # enumerated once per set of events (when there are not too many to keep) and
+        # shared between the rf choices that make those events happen.
+        self.fixed_locs = all(
+            _fixed_location(e) is not None for e in self.events if e.kind in (Kind.READ, Kind.WRITE)
+        )
+        self._co_orders: dict[frozenset[int], list[CoOrders]] = {}
 
     def candidates(self) -> Iterator[Candidate]:
         if self.dead:
@@ -502,7 +507,7 @@ class _Choice:
     def _with_rf(self, rf: RfChoice, res: _Resolver) -> Iterator[Candidate]:
         ids, locs, values, contributions = self._values(res)
         pairs = _rf_pairs(rf)
-        if self.static_locs is not None and self.prune is None:
+        if self.fixed_locs and self.prune is None:
             orders: Iterable[CoOrders] = self._shared_orders(ids, locs)
         else:
             init_of, by_loc = _writes_by_location([self.es.events[i] for i in sorted(ids)], locs)
@@ -514,12 +519,17 @@ class _Choice:
     def _shared_orders(
         self, ids: frozenset[int], locs: Mapping[int, Location]
     ) -> Iterator[CoOrders]:
-        """The coherence orders of fixed events and locations: enumerated on the first rf
-        choice, kept when there are at most `_KEPT_ORDERS` of them."""
-        if self._co_orders is not None:
-            yield from self._co_orders
+        """The coherence orders of the events `ids` at fixed locations: enumerated on the
+        first rf choice that makes them happen, kept when there are at most `_KEPT_ORDERS`
+        of them."""
+        hit = self._co_orders.get(ids)
+        if hit is not None:
+            yield from hit
             return
-        init_of, by_loc = _writes_by_location(self.events, locs)
+        happening = (
+            self.events if len(ids) == len(self.events) else [e for e in self.events if e.id in ids]
+        )
+        init_of, by_loc = _writes_by_location(happening, locs)
         count = math.prod(math.factorial(len(ws)) for ws in by_loc.values())
         kept: list[CoOrders] = []
         for co in self._orders(init_of, by_loc, ids, locs, frozenset()):
@@ -527,7 +537,7 @@ class _Choice:
                 kept.append(co)
             yield co
         if count <= _KEPT_ORDERS:
-            self._co_orders = kept
+            self._co_orders[ids] = kept
 
     def _orders(
         self,

@@ -259,6 +259,20 @@ def executions(
     forbidden are skipped; without it, every candidate is judged (for explanations).
     `paths_wanted` restricts the enumeration to the path choices it accepts (liveness).
     """
+    for cand, result in _judged(es, model, all_failures, prune, paths_wanted):
+        flags = tuple(_witness(es, name, result, cand) for name in result.flags)
+        yield Execution(cand, result.consistent, result.failed, flags)
+
+
+def _judged(
+    es: EventStructure,
+    model: Model,
+    all_failures: bool,
+    prune: bool,
+    paths_wanted: PathFilter | None = None,
+) -> Iterator[tuple[Candidate, EvalResult]]:
+    """The candidates of `executions` with the model's judgement, whose failed axioms are
+    found only if asked (`EvalResult.failed`): counting needs only whether one fails."""
     static = _Static(es)
     compiled = _compiled(model, static.fixed_locs is not None)
     evaluator = compiled.evaluator
@@ -270,8 +284,7 @@ def executions(
             static_key=(static, cand.events),
             fail_fast=not all_failures,
         )
-        flags = tuple(_witness(es, name, result, cand) for name in result.flags)
-        yield Execution(cand, result.consistent, result.failed, flags)
+        yield cand, result
 
 
 def _project(
@@ -345,19 +358,21 @@ def run_test(
     flags: dict[str, FlagWitness] = {}
     cut_flags: dict[str, FlagWitness] = {}
     regs: dict[int, dict[str, Expr]] = {}
-    for ex in executions(structure, model, prune=candidate_space(structure) > PRUNE_ABOVE):
-        if not ex.allowed:
+    prune = candidate_space(structure) > PRUNE_ABOVE
+    for cand, result in _judged(structure, model, False, prune):
+        if not result.consistent:
             continue
-        if ex.candidate.cut:
+        raised = tuple(_witness(structure, n, result, cand) for n in result.flags)
+        if cand.cut:
             cut += 1
-            for f in ex.flags:
+            for f in raised:
                 cut_flags.setdefault(f.name, replace(f, cut=True))
             continue
-        if ex.candidate.ended:  # no final state to filter or count, but its flags stand
-            for f in ex.flags:
+        if cand.ended:  # no final state to filter or count, but its flags stand
+            for f in raised:
                 flags.setdefault(f.name, f)
             continue
-        values = _project(test, structure, ex.candidate, obs, regs)
+        values = _project(test, structure, cand, obs, regs)
         if not passes_filter(test, values):
             continue
         states.add(make_state(values))
@@ -365,7 +380,7 @@ def run_test(
             positive += 1
         else:
             negative += 1
-        for f in ex.flags:
+        for f in raised:
             flags.setdefault(f.name, f)
     for name, f in cut_flags.items():
         flags.setdefault(name, f)
@@ -395,15 +410,15 @@ def _verdict_only(test: LitmusTest, structure: EventStructure, model: Model) -> 
     quantifier = test.condition.quantifier
     deciding = quantifier is not Quantifier.FORALL  # the proposition's value that decides
     found = cut = False
-    for ex in executions(structure, model):
-        if not ex.allowed:
+    for cand, result in _judged(structure, model, False, True):
+        if not result.consistent:
             continue
-        if ex.candidate.cut:
+        if cand.cut:
             cut = True
             continue
-        if ex.candidate.ended:
+        if cand.ended:
             continue
-        values = _project(test, structure, ex.candidate, obs)
+        values = _project(test, structure, cand, obs)
         if passes_filter(test, values) and eval_prop(test.condition.prop, values) == deciding:
             found = True
             break

@@ -18,7 +18,23 @@ from pisa_mm.values.expr import Apply, Const, Expr, Op, ReadValue
 __all__ = ["Shape", "candidate_space", "shape"]
 
 
+# The last structure asked about and its estimate: `auto` asks before running the explicit
+# engine, which asks again (whether to prune). One tuple, read and replaced whole (threads
+# may share it); it keeps nothing else alive.
+_last: tuple[EventStructure | None, int] = (None, 0)
+
+
 def candidate_space(es: EventStructure) -> int:
+    """`_estimate(es)`, remembered for the last structure."""
+    global _last
+    known, value = _last
+    if known is not es:
+        value = _estimate(es)
+        _last = (es, value)
+    return value
+
+
+def _estimate(es: EventStructure) -> int:
     """Per work-item, the sum over its paths of the rf choices of the path's reads; their
     product; times the co orders. From the events alone (nothing is enumerated).
 
