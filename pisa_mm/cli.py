@@ -62,6 +62,28 @@ class _Parser(argparse.ArgumentParser):
         super().error(message)
 
 
+class _CommandParser(_Parser):
+    """A subcommand's parser: its options may come before, between or after its positional
+    arguments (`diff OLD NEW --timeout 5 DIR`, `run --json F t.litmus`). argparse alone gives
+    an optional positional its empty match before the first option, leaving what follows
+    unrecognised; intermixed parsing reads the options first, then the positionals."""
+
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # argparse's subcommand action calls this; parse_known_intermixed_args calls it back
+        # once per phase, which then must be the plain parse
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
 def _options(parser: argparse.ArgumentParser) -> list[str]:
     return [o for a in parser._actions for o in a.option_strings]
 
@@ -126,7 +148,7 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
         "--traceback", action="store_true", help="show Python tracebacks (for debugging pisa-mm)"
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
+        dest="command", metavar="COMMAND", required=True, parser_class=_CommandParser
     )
     commands: dict[str, Command] = {}
     for name in SUBCOMMANDS:

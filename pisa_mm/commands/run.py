@@ -191,6 +191,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser, *, optional: bool =
     parser.add_argument(
         "tests",
         nargs="*" if optional else "+",
+        default=[] if optional else None,  # an empty default: optional, not "required"
         metavar="TEST_OR_DIR",
         help="litmus files, or directories searched recursively for *.litmus"
         + (" (none: with --search only)" if optional else ""),
@@ -415,7 +416,8 @@ def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
     model = cached_model(args.model, model_path_of(args))
     # the expectation files are inputs too
-    check_outputs([args.json, args.junit], [*files, *(expected_path(f, model.name) for f in files)])
+    inputs = [*files, *(expected_path(f, model.name) for f in files)]
+    check_outputs([args.json, args.junit], inputs, dirs=[args.html, args.graphs])
     engines = engine_names(args.engine, model)
     if args.check and args.unroll is not None:
         raise PisaMMError.at(
