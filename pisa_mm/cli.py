@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import gc
 import sys
 from collections.abc import Sequence
-from typing import NoReturn, Protocol, cast
+from typing import TYPE_CHECKING, NoReturn, Protocol, cast
 
 from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes HELP, add_arguments, main.
 # To add one, add its name here; only the chosen subcommand's module is imported.
@@ -60,6 +64,11 @@ class _Parser(argparse.ArgumentParser):
         if hint:
             message = f"{message}\n{hint}"
         super().error(message)
+
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse swallows write errors: --help on a full disk would exit 0, its text lost
+        if message:
+            (file or sys.stderr).write(message)
 
 
 class _CommandParser(_Parser):
@@ -178,6 +187,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from pisa_mm.runner.outcome import Exit
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None or sys.stderr is None:  # started with fd 1 or 2 closed (`>&-`)
+        if sys.stderr is not None:
+            print("pisa-mm: error: cannot write the output: stdout is closed [io]", file=sys.stderr)
+        return int(Exit.BAD_INPUT)
     # Importing the command makes long-lived objects only (modules, classes, tables): a
     # collection during it finds no garbage, and start-up ran ~40 of them (5% of a run).
     collecting = gc.isenabled()
@@ -198,7 +211,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"unrecognized arguments: {' '.join(extra)}"
             )
     except SystemExit as exc:  # --help, --version, a usage error (2): argparse has printed
-        return exc.code if isinstance(exc.code, int) else int(Exit.BAD_INPUT)
+        code = exc.code if isinstance(exc.code, int) else int(Exit.BAD_INPUT)
+        return _flushed(code)
+    except OSError as exc:  # printing the help or a usage error failed
+        return _flushed(exc)
     try:
         with interruptible():
             return commands[args.command].main(args)
@@ -222,6 +238,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(Exit.BAD_INPUT)
     except Exception:  # the last line of defence: never a bare traceback
         return _internal_error(args.traceback)
+
+
+def _flushed(code: int | OSError) -> int:
+    """`code`, once what argparse printed (--help, --version) has reached stdout, or the
+    error writing it: a full disk is an I/O error, a closed pipe the reader's choice."""
+    from pisa_mm.runner.outcome import Exit
+
+    try:
+        if isinstance(code, OSError):
+            raise code
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return int(Exit.STDOUT_CLOSED)
+    except OSError as exc:
+        message = f"pisa-mm: error: cannot write the output: {exc.strerror} [io]"
+        with contextlib.suppress(OSError):
+            print(message, file=sys.stderr)
+        return int(Exit.BAD_INPUT)
+    return code
 
 
 def _interrupted() -> int:

@@ -32,7 +32,7 @@ from pisa_mm.report.diffexplain import (
     same_model,
 )
 from pisa_mm.runner.console import Console
-from pisa_mm.runner.files import check_outputs, write_atomic
+from pisa_mm.runner.files import check_outputs, model_files, write_atomic
 from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import (
     add_model_path_argument,
@@ -93,7 +93,8 @@ def main(args: argparse.Namespace) -> int:
     # `all` means the engines that read the models
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     names = (f"old ({args.old})", f"new ({args.new})")
-    check_outputs([args.json, args.search_out], files, dirs=[args.html])
+    inputs = [*files, *model_files(old, new)]
+    check_outputs([args.json, args.search_out], inputs, dirs=[args.html])
     if same_model(old, new):
         print(
             f"{args.old} and {args.new} are the same model (the same text once loaded): "

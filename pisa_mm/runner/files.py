@@ -12,10 +12,14 @@ import os
 import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pisa_mm.errors import PisaMMError
 
-__all__ = ["check_outputs", "not_regular", "write_atomic"]
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+
+__all__ = ["check_outputs", "model_files", "not_regular", "write_atomic"]
 
 _KINDS = (
     (stat.S_ISBLK, "a block device"),
@@ -82,6 +86,12 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def model_files(*models: Model) -> list[str]:
+    """The files loaded models were read from (their own and those they included): inputs
+    a run must not write over."""
+    return [name for m in models for name in (m.path, *m.sources) if name]
 
 
 def _write_device(target: Path, raw: bytes) -> None:

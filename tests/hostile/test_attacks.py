@@ -7,6 +7,8 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -232,3 +234,75 @@ def test_crossval_agrees_on_a_constant_wild_pointer(tmp_path: Path) -> None:
     test = tmp_path / "wild.litmus"
     test.write_text(GUARDED_NULL.replace("ADDRESS", "12345").replace("goto.cond !%p0", "//"))
     assert cli_main(["crossval", str(test)]) == 0
+
+
+@pytest.fixture
+def own_model(tmp_path: Path) -> Path:
+    """A copy of the shipped pisa model (and its core) next to a copy of the MP test."""
+    models = ROOT / "pisa_mm" / "cat" / "models"
+    for name in ("pisa.cat", "pisa-core.cat"):
+        shutil.copy(models / name, tmp_path / name)
+    shutil.copy(MP, tmp_path / "MP.litmus")
+    return tmp_path / "pisa.cat"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "T", "--model", "M", "--json", "M"],
+        ["run", "T", "--model", "M", "--junit", "CORE"],
+        ["query", "T", "--outcome", "true", "--model", "M", "--dot", "CORE"],
+        ["diff", "M", "pisa-rc11", "T", "--json", "M"],
+    ],
+)
+def test_a_report_never_overwrites_the_model_files(
+    own_model: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    # was: --json over the model given to --model (or a file it includes) replaced it
+    core = own_model.with_name("pisa-core.cat")
+    names = {"T": str(own_model.with_name("MP.litmus")), "M": str(own_model), "CORE": str(core)}
+    before = own_model.read_bytes(), core.read_bytes()
+    assert cli_main([names.get(a, a) for a in argv]) == 2
+    assert "refusing to write over an input of this run" in capsys.readouterr().err
+    assert (own_model.read_bytes(), core.read_bytes()) == before
+
+
+def test_a_report_never_overwrites_the_baseline_it_compares_with(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    test, baseline = tmp_path / MP.name, tmp_path / "base.json"
+    shutil.copy(MP, test)
+    argv = ["run", "--engine", "explicit", str(test), "--baseline", str(baseline)]
+    assert cli_main([*argv, "--update-baseline"]) == 0
+    before = baseline.read_bytes()
+    assert cli_main([*argv, "--json", str(baseline)]) == 2
+    assert "refusing to write over an input" in capsys.readouterr().err
+    assert baseline.read_bytes() == before
+
+
+CLI = "import sys; from pisa_mm.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.mark.parametrize("argv", [["run", str(MP)], ["parse", str(MP)]])
+def test_a_closed_stdout_is_an_io_error(argv: list[str]) -> None:
+    # was: exit 3 (sys.stdout is None when fd 1 is closed: `pisa-mm run T >&-`)
+    proc = subprocess.run(
+        [sys.executable, "-c", CLI, *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        preexec_fn=lambda: os.close(1),
+    )
+    assert proc.returncode == 2 and "stdout is closed [io]" in proc.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full")
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["--version"]])
+def test_help_on_a_full_disk_is_an_io_error(argv: list[str]) -> None:
+    # was: exit 0 (argparse swallows the write error), the help lost
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-c", CLI, *argv], stdout=full, stderr=subprocess.PIPE, text=True
+        )
+    assert proc.returncode == 2 and "No space left on device [io]" in proc.stderr
