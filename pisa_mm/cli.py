@@ -182,6 +182,15 @@ def build_parser(only: str | None = None) -> tuple[argparse.ArgumentParser, dict
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before the command's handlers (while importing)
+        with contextlib.suppress(OSError, AttributeError):
+            print("pisa-mm: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from pisa_mm.runner.console import StdoutClosed
     from pisa_mm.runner.guard import Interrupted, interruptible
     from pisa_mm.runner.outcome import Exit

@@ -306,3 +306,40 @@ def test_help_on_a_full_disk_is_an_io_error(argv: list[str]) -> None:
             [sys.executable, "-c", CLI, *argv], stdout=full, stderr=subprocess.PIPE, text=True
         )
     assert proc.returncode == 2 and "No space left on device [io]" in proc.stderr
+
+
+def test_a_pool_worker_dies_quietly_on_sigterm() -> None:
+    # was: a worker inherited the parent's SIGTERM handler through fork, so the pool's stop
+    # (SIGTERM to its workers) made idle workers print an `Interrupted` traceback
+    code = (
+        "import os, signal, sys\n"
+        "from pisa_mm.runner.guard import ignore_interrupts, interruptible\n"
+        "r, w = os.pipe()\n"
+        "with interruptible():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        ignore_interrupts()\n"
+        "        os.write(w, b'ready')\n"
+        "        signal.pause()\n"
+        "        os._exit(7)\n"
+        "    os.read(r, 5)\n"
+        "    os.kill(pid, signal.SIGTERM)\n"
+        "    _, status = os.waitpid(pid, 0)\n"
+        "    sys.exit(0 if os.WIFSIGNALED(status) else 1)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr
+
+
+def test_ctrl_c_while_starting_up_is_an_interrupt(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: a KeyboardInterrupt traceback (Ctrl-C while the command's modules were imported)
+    from pisa_mm import cli
+
+    def interrupted(only: str | None = None) -> object:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", interrupted)
+    assert cli.main(["run", str(MP)]) == 130
+    assert "pisa-mm: interrupted" in capsys.readouterr().err
