@@ -139,7 +139,9 @@ def _check_dir(directory: str) -> None:
             return
         p = p.parent
     if not stat.S_ISDIR(mode):
-        where = "" if str(p) == directory else f" ({p} is not a directory)"
-        raise PisaMMError.at(None, f"cannot write into {directory}: not a directory{where}", "io")
+        what = "it" if str(p) == directory else str(p)
+        raise PisaMMError.at(
+            None, f"cannot write into {directory}: {what} is not a directory", "io"
+        )
     if not os.access(p, os.W_OK | os.X_OK):
         raise PisaMMError.at(None, f"cannot write into {directory}: permission denied", "io")
