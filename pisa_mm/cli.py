@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import errno
 import gc
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn, Protocol, cast
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
+
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
 
 # Each subcommand lives in pisa_mm/commands/<name>.py and exposes add_arguments and main; its
 # one-line help is here, so that `pisa-mm --help` imports no subcommand. To add one, add it
@@ -99,6 +103,33 @@ class _Parser(argparse.ArgumentParser):
             message = f"{message}\n{hint}"
         super().error(message)
 
+    def _print_message(self, message: str, file: SupportsWrite[str] | None = None) -> None:
+        # argparse swallows write errors: --help on a full disk would exit 0, its text lost
+        if message:
+            (file or sys.stderr).write(message)
+
+
+class _CommandParser(_Parser):
+    """A subcommand's parser: its options may come before, between or after its positional
+    arguments (`diff OLD NEW --timeout 5 DIR`, `run --json F t.litmus`). argparse alone gives
+    an optional positional its empty match before the first option, leaving what follows
+    unrecognised; intermixed parsing reads the options first, then the positionals."""
+
+    _intermixing = False
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        # argparse's subcommand action calls this; parse_known_intermixed_args calls it back
+        # once per phase, which then must be the plain parse
+        if self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
 
 def _options(parser: argparse.ArgumentParser) -> list[str]:
     return [o for a in parser._actions for o in a.option_strings]
@@ -167,7 +198,7 @@ def build_parser(
         "--traceback", action="store_true", help="show Python tracebacks (for debugging pisa-mm)"
     )
     sub = parser.add_subparsers(
-        dest="command", metavar="COMMAND", required=True, parser_class=_Parser
+        dest="command", metavar="COMMAND", required=True, parser_class=_CommandParser
     )
     commands: dict[str, Command] = {}
     for name, text in SUBCOMMANDS.items():
@@ -194,11 +225,24 @@ def build_parser(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before the command's handlers (while importing)
+        with contextlib.suppress(OSError, AttributeError):
+            print("pisa-mm: interrupted", file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     from pisa_mm.runner.console import StdoutClosed
     from pisa_mm.runner.guard import Interrupted, interruptible
     from pisa_mm.runner.outcome import Exit
 
     argv = list(sys.argv[1:] if argv is None else argv)
+    if sys.stdout is None or sys.stderr is None:  # started with fd 1 or 2 closed (`>&-`)
+        if sys.stderr is not None:
+            print("pisa-mm: error: cannot write the output: stdout is closed [io]", file=sys.stderr)
+        return int(Exit.BAD_INPUT)
     # Importing the command makes long-lived objects only (modules, classes, tables): a
     # collection during it finds no garbage, and start-up ran ~40 of them (5% of a run).
     collecting = gc.isenabled()
@@ -220,7 +264,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 f"unrecognized arguments: {' '.join(extra)}"
             )
     except SystemExit as exc:  # --help, --version, a usage error (2): argparse has printed
-        return exc.code if isinstance(exc.code, int) else int(Exit.BAD_INPUT)
+        code = exc.code if isinstance(exc.code, int) else int(Exit.BAD_INPUT)
+        return _flushed(code)
+    except OSError as exc:  # printing the help or a usage error failed
+        return _flushed(exc)
     try:
         with interruptible():
             return commands[args.command].main(args)
@@ -244,6 +291,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(Exit.BAD_INPUT)
     except Exception:  # the last line of defence: never a bare traceback
         return _internal_error(args.traceback)
+
+
+def _flushed(code: int | OSError) -> int:
+    """`code`, once what argparse printed (--help, --version) has reached stdout, or the
+    error writing it: a full disk is an I/O error, a closed pipe the reader's choice."""
+    from pisa_mm.runner.outcome import Exit
+
+    try:
+        if isinstance(code, OSError):
+            raise code
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return int(Exit.STDOUT_CLOSED)
+    except OSError as exc:
+        message = f"pisa-mm: error: cannot write the output: {exc.strerror} [io]"
+        with contextlib.suppress(OSError):
+            print(message, file=sys.stderr)
+        return int(Exit.BAD_INPUT)
+    return code
 
 
 def _interrupted() -> int:

@@ -45,6 +45,9 @@ SHIPPED_MODELS: tuple[str, ...] = (
 )
 # An included file larger than this is refused (the shipped core is 5 kB).
 MAX_INCLUDE_BYTES = 1 << 20
+# Includes nested deeper than this are refused (the shipped models nest 2 deep); each level
+# costs the parser and the elaborator a few dozen Python frames.
+MAX_INCLUDE_DEPTH = 32
 # herd's library files that herd models include: always ours, never a file of that name
 # next to the model (herd's own need constructs we replace by built-ins).
 _HERD_LIBRARY = {"stdlib.cat": CAT_DIR / "stdlib.cat", "cos.cat": COMPAT_DIR / "cos.cat"}
@@ -214,6 +217,10 @@ class _Loader:
             raise PisaMMError.at(span, f"include cycle: {chain}", "cat-include")
         if path in self.done:
             return
+        if len(self.active) >= MAX_INCLUDE_DEPTH:
+            raise PisaMMError.at(
+                span, f"includes nested more than {MAX_INCLUDE_DEPTH} deep", "cat-include"
+            )
         self.done.add(path)
         self.active.append(path)
         from pisa_mm.cat.elaborate import elaborate
@@ -232,6 +239,8 @@ class _Loader:
         lies inside the root it was looked up under."""
         if target in _HERD_LIBRARY:
             return _real(_HERD_LIBRARY[target]), _real(CAT_DIR)
+        if "\0" in target:  # no file system has such a name (os calls refuse it)
+            raise PisaMMError.at(span, "an include path cannot hold a NUL character", "cat-include")
         if Path(target).is_absolute() or target.startswith("~"):
             raise PisaMMError.at(
                 span,

@@ -32,7 +32,7 @@ from pisa_mm.report.diffexplain import (
     same_model,
 )
 from pisa_mm.runner.console import Console
-from pisa_mm.runner.files import check_outputs, write_atomic
+from pisa_mm.runner.files import check_outputs, model_files, write_atomic
 from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import (
     add_model_path_argument,
@@ -49,11 +49,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("new", metavar="NEW", help="the model after: a .cat file or a name")
     add_selection_arguments(parser, optional=True)
     add_model_path_argument(parser)
-    # The tests are optional (`--search` alone), and argparse gives an optional positional
-    # its empty match before the first option: `diff OLD NEW --timeout 5 DIR` would leave
-    # DIR unrecognised, where a required one takes it. Give such leftovers to the tests.
-    # (argparse's subcommand action calls this parser's parse_known_args.)
-    setattr(parser, "parse_known_args", _tests_after_options(parser.parse_known_args))  # noqa: B010
     add_engine_argument(parser)
     add_pool_arguments(parser)
     parser.add_argument(
@@ -73,24 +68,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="exit 1 when any test changed (for CI; default: exit 0 whatever changed)",
     )
     add_search_arguments(parser)
-
-
-def _tests_after_options(
-    parse: Callable[..., tuple[argparse.Namespace, list[str]]],
-) -> Callable[..., tuple[argparse.Namespace, list[str]]]:
-    """`parse` (a parser's parse_known_args), giving the test arguments that argparse left
-    over after the options to the (then empty) optional tests."""
-
-    def parse_known_args(
-        args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
-    ) -> tuple[argparse.Namespace, list[str]]:
-        ns, extra = parse(args, namespace)
-        if not getattr(ns, "tests", None):
-            ns.tests = [a for a in extra if not a.startswith("-")]
-            extra = [a for a in extra if a.startswith("-")]
-        return ns, extra
-
-    return parse_known_args
 
 
 def main(args: argparse.Namespace) -> int:
@@ -114,7 +91,8 @@ def main(args: argparse.Namespace) -> int:
     # `all` means the engines that read the models
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     names = (f"old ({args.old})", f"new ({args.new})")
-    check_outputs([args.html, args.json, args.search_out], files)
+    inputs = [*files, *model_files(old, new)]
+    check_outputs([args.json, args.search_out], inputs, dirs=[args.html])
     if same_model(old, new):
         print(
             f"{args.old} and {args.new} are the same model (the same text once loaded): "

@@ -230,8 +230,10 @@ def main(args: argparse.Namespace) -> int:
         raise PisaMMError.at(None, "give shape names (or `all`) or --cycle", "usage")
     if args.max is not None and args.max < 1:
         raise PisaMMError.at(None, f"--max must be at least 1, not {args.max}", "usage")
-    from pisa_mm.gen.sweep import generate, write_atomically
+    from pisa_mm.gen.sweep import generate
+    from pisa_mm.runner.files import check_outputs, write_atomic
 
+    check_outputs([], [], dirs=[args.output])
     tests, summary = generate(srcs, parse_sweep(args), args.max)
     if args.name is not None:
         if len(tests) != 1:
@@ -247,7 +249,7 @@ def main(args: argparse.Namespace) -> int:
         if args.list:
             print(name)
         elif args.output is not None:
-            write_atomically(Path(args.output) / g.test.shape / f"{name}.litmus", g.text)
+            write_atomic(Path(args.output) / g.test.shape / f"{name}.litmus", g.text)
         else:
             sys.stdout.write(g.text + "\n")
     for line in summary.lines():

@@ -10,7 +10,7 @@ from pathlib import Path
 from pisa_mm.commands.run import collect_tests
 from pisa_mm.errors import PisaMMError
 from pisa_mm.importers import Unsupported, load
-from pisa_mm.importers.writer import write_atomic
+from pisa_mm.runner.files import check_outputs, write_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,8 +32,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(args: argparse.Namespace) -> int:
     sources = [Path(p) for p in collect_tests(args.sources)]
     outdir = Path(args.output)
-    if outdir.exists() and not outdir.is_dir():
-        raise PisaMMError.at(None, f"--output {outdir} is not a directory", "io")
+    check_outputs([], [], dirs=[args.output])
+    inputs = {src.resolve() for src in sources}
     written: dict[str, Path] = {}
     skipped: Counter[str] = Counter()
     bad = 0
@@ -56,10 +56,11 @@ def main(args: argparse.Namespace) -> int:
             )
             continue
         target = outdir / f"{imported.name}.litmus"
-        try:
-            write_atomic(target, imported.text)
-        except OSError as exc:
-            raise PisaMMError.at(None, f"cannot write {target}: {exc}", "io") from exc
+        if target.resolve() in inputs:
+            bad += 1
+            print(f"{src}: error: refusing to write over an input of this run: {target} [io]")
+            continue
+        write_atomic(target, imported.text)
         written[imported.name] = src
         print(f"{src} -> {target} ({imported.dialect})")
     summary = f"{len(sources)} files: {len(written)} imported, {sum(skipped.values())} skipped"

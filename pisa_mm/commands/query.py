@@ -21,7 +21,7 @@ from pisa_mm.outcomes.model import LivenessStatus
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import query_graph
 from pisa_mm.report.render import FORMATS, write_picture
-from pisa_mm.runner.files import check_outputs, write_atomic
+from pisa_mm.runner.files import check_outputs, model_files, write_atomic
 from pisa_mm.runner.job import Spent, under_budget
 from pisa_mm.runner.options import (
     add_budget_arguments,
@@ -103,7 +103,8 @@ def main(args: argparse.Namespace) -> int:
     every spin loop terminates, 1 when one may hang, 5 when one is undecided within the
     bound, 4 when the budget ran out, 6 when the test has no spin loop."""
     _check_usage(args)
-    check_outputs([args.dot, args.svg, args.png], [args.test])
+    outputs = [args.dot, args.svg, args.png]
+    check_outputs(outputs, [args.test])
     test = load_test(args.test, strict=args.strict)
     for w in test.warnings:
         print(w, file=sys.stderr)
@@ -111,6 +112,7 @@ def main(args: argparse.Namespace) -> int:
         return _liveness(args, test)
     prop = parse_prop(args.outcome, test)
     model = load_model(args.model, model_path_of(args))
+    check_outputs(outputs, model_files(model))
 
     def work() -> tuple[EventStructure, QueryResult]:
         es = build(test, unroll=test_unroll(test, args.unroll))

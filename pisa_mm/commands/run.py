@@ -21,7 +21,7 @@ from pisa_mm.engines import (
 from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.runner.console import Console
-from pisa_mm.runner.files import check_outputs
+from pisa_mm.runner.files import check_outputs, model_files
 from pisa_mm.runner.job import (
     NO_PROGRESS,
     EngineTask,
@@ -188,6 +188,7 @@ def add_selection_arguments(parser: argparse.ArgumentParser, *, optional: bool =
     parser.add_argument(
         "tests",
         nargs="*" if optional else "+",
+        default=[] if optional else None,  # an empty default: optional, not "required"
         metavar="TEST_OR_DIR",
         help="litmus files, or directories searched recursively for *.litmus"
         + (" (none: with --search only)" if optional else ""),
@@ -412,7 +413,10 @@ def main(args: argparse.Namespace) -> int:
     files = collect_tests(args.tests)
     model = cached_model(args.model, model_path_of(args))
     # the expectation files are inputs too
-    check_outputs([args.json, args.junit], [*files, *(expected_path(f, model.name) for f in files)])
+    inputs = [*files, *(expected_path(f, model.name) for f in files), *model_files(model)]
+    if args.baseline is not None:
+        inputs.append(args.baseline)
+    check_outputs([args.json, args.junit], inputs, dirs=[args.html, args.graphs])
     engines = engine_names(args.engine, model)
     if args.check and args.unroll is not None:
         raise PisaMMError.at(

@@ -88,7 +88,9 @@ def make_layout(variables: Iterable[VarDecl]) -> Layout:
             same = (prev.space, prev.width, prev.count) == (decl.space, decl.width, decl.count)
             if decl.space is Space.PRIVATE and same:
                 continue
-            raise PisaMMError.at(decl.span, f"memory variable @{decl.name} declared twice")
+            raise PisaMMError.at(
+                decl.span, f"memory variable @{decl.name} declared twice", "duplicate"
+            )
         seen[decl.name] = decl
         region = Space.GLOBAL if decl.space is Space.CONST else decl.space
         align = max(_ALIGN, decl.width // 8)
@@ -317,7 +319,7 @@ class _Builder:
         if space is Space.SHARED:
             p = self.places[thread]
             if p.host or p.gpu is None or p.wg is None:
-                raise PisaMMError.at(span, "a host thread cannot access .shared memory")
+                raise PisaMMError.at(span, "a host thread cannot access .shared memory", "host")
             return (p.gpu, p.wg)  # a work-group is (NDRange, number)
         return None
 
@@ -339,7 +341,9 @@ class _Builder:
         if isinstance(addr, Const):
             found = self.layout.find(addr.value)
             if found is None:
-                raise PisaMMError.at(span, f"address {addr.value:#x} is outside every variable")
+                raise PisaMMError.at(
+                    span, f"address {addr.value:#x} is outside every variable", "address"
+                )
             var, off = found
             if var.space not in allowed:
                 names = ", ".join(sorted(s.value for s in allowed)) or "no space"
@@ -347,18 +351,22 @@ class _Builder:
                     span,
                     f"@{var.name} is in .{var.space.value} memory; this access may reach "
                     f"only {names}",
+                    "space",
                 )
             if write and var.space is Space.CONST:
-                raise PisaMMError.at(span, f"store to .const variable @{var.name}")
+                raise PisaMMError.at(span, f"store to .const variable @{var.name}", "const-store")
             if var.width != width:
                 raise PisaMMError.at(
                     span,
                     f"mixed-size access: {width}-bit access to @{var.name}, whose elements "
                     f"are {var.width}-bit, is not supported",
+                    "mixed-size",
                 )
             if off % nbytes:
                 raise PisaMMError.at(
-                    span, f"misaligned {width}-bit access at {addr.value:#x} (PISA 5.1)"
+                    span,
+                    f"misaligned {width}-bit access at {addr.value:#x} (PISA 5.1)",
+                    "alignment",
                 )
             self._check_private(var, thread, span)
             return frozenset(
@@ -375,7 +383,9 @@ class _Builder:
             locs.update(Location(var.name, i * nbytes, inst, var.space) for i in range(var.count))
         if not locs:
             raise PisaMMError.at(
-                span, f"no {width}-bit variable can be the target of this computed address"
+                span,
+                f"no {width}-bit variable can be the target of this computed address",
+                "address",
             )
         return frozenset(locs)
 
@@ -384,7 +394,7 @@ class _Builder:
 
     def _check_private(self, var: Variable, thread: int, span: Span) -> None:
         if var.space is Space.PRIVATE and not self._owns(var.name, thread):
-            raise PisaMMError.at(span, f"@{var.name} is private to another thread")
+            raise PisaMMError.at(span, f"@{var.name} is private to another thread", "private")
 
     @staticmethod
     def _scope(
@@ -484,6 +494,8 @@ class _Builder:
                     base = sem.address(st.regs, op.addr, self.layout)
                     if (bad := self._invalid_address(st, ins, op, t, base)) is not None:
                         self._exit(bad, t, ins, invalid=True)
+                        if bad is st:  # invalid on every execution of this path
+                            return
                     if isinstance(op, Load):
                         self._load(st, ins, op, t, base)
                     elif isinstance(op, Store):
@@ -500,15 +512,24 @@ class _Builder:
         """Split off the executions where the access's computed address `base` is none of
         the locations it may touch (undefined behaviour, `invalid-address`): the returned
         state ends there; `st` continues where every address is valid. None when every
-        address is surely valid (constant addresses are checked when they are resolved)."""
-        if isinstance(base, Const):
-            return None
+        address is surely valid. A constant address written in the instruction (`[@x + 8]`)
+        is checked, with a located error, when it is resolved; one held in a register (a
+        null pointer moved there) is computed, and when it is invalid `st` itself is
+        returned: the path ends at the access."""
         if isinstance(op, IAtom | FAtom):
             width, count, atomic, write = sem.atom_width(op), 1, True, True
         else:
             width, count = op.width, op.vec
             atomic, write = op.order not in (None, Order.NA), isinstance(op, Store)
         allowed = self._allowed(op.space, atomic, t)
+        if isinstance(base, Const):
+            if not (isinstance(op.addr.base, Reg) or isinstance(op.addr.offset, Reg)):
+                return None
+            for i in range(count):
+                if not self._valid_constant(base.value + i * width // 8, allowed, width, t, write):
+                    st.address = base
+                    return st
+            return None
         valid: list[Expr] = []
         for i in range(count):
             addr = _element(base, i * width // 8)
@@ -529,6 +550,22 @@ class _Builder:
         st.guard = sem.conj(st.guard, ok)
         return bad
 
+    def _valid_constant(
+        self, address: int, allowed: frozenset[Space], width: int, t: int, write: bool
+    ) -> bool:
+        """Whether a computed constant address is one of the locations the access may touch
+        (the rule of `_resolve`'s computed addresses and of the machine's `invalid_address`)."""
+        found = self.layout.find(address)
+        if found is None:
+            return False
+        var, off = found
+        owned = var.space is not Space.PRIVATE or self._owns(var.name, t)
+        return (
+            var.name in self.decls
+            and off % (width // 8) == 0
+            and is_target(var, allowed, width, write=write, owned=owned)
+        )
+
     def _address(self, loc: Location) -> int:
         var = self.layout.variable(loc.var)
         assert var is not None  # locations come from the layout
@@ -538,7 +575,9 @@ class _Builder:
         try:
             return self._thread.label_index(op.label)
         except KeyError:
-            raise PisaMMError.at(op.label_span or span, f"unknown label {op.label}") from None
+            raise PisaMMError.at(
+                op.label_span or span, f"unknown label {op.label}", "label"
+            ) from None
 
     def _step(self, st: _State, ins: Instruction, t: int) -> None:
         op = ins.op
@@ -660,12 +699,14 @@ class _Builder:
         dst = sem.address(st.regs, op.dst, self.layout)
         if not isinstance(src, Const) or not isinstance(dst, Const):
             raise PisaMMError.at(
-                ins.span, "cp.async with an address computed from a loaded value is not supported"
+                ins.span,
+                "cp.async with an address computed from a loaded value is not supported",
+                "unsupported",
             )
         found = self.layout.find(src.value)
         if found is None:
             raise PisaMMError.at(
-                ins.span, f"cp.async source {src.value:#x} is outside every variable"
+                ins.span, f"cp.async source {src.value:#x} is outside every variable", "async-src"
             )
         ew = found[0].width
         dfound = self.layout.find(dst.value)
@@ -675,11 +716,14 @@ class _Builder:
                 f"cp.async between @{found[0].name} ({ew}-bit elements) and "
                 f"@{dfound[0].name} ({dfound[0].width}-bit elements): mixed widths "
                 "are not supported",
+                "async",
             )
         nbytes = ew // 8
         if op.size % nbytes:
             raise PisaMMError.at(
-                ins.span, f"cp.async size {op.size} is not a multiple of {nbytes}-byte elements"
+                ins.span,
+                f"cp.async size {op.size} is not a multiple of {nbytes}-byte elements",
+                "async",
             )
         before = [e for e in st.events if e not in self.async_ids] + sorted(st.completed)
         for i in range(op.size // nbytes):
@@ -705,7 +749,9 @@ class _Builder:
     def _collective(self, st: _State, ins: Instruction, op: Collective, t: int) -> None:
         p = self.places[t]
         if p.host:
-            raise PisaMMError.at(ins.span, "a host thread cannot execute a sub-group collective")
+            raise PisaMMError.at(
+                ins.span, "a host thread cannot execute a sub-group collective", "host"
+            )
         k = st.collectives
         own = sem.collective_contribution(op, st.regs, self.layout, ins.span)
         own_src = dp.operand_sources(st.deps, op.srcs[0])
@@ -863,7 +909,7 @@ def _dependencies(
 def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     """Symbolically execute every thread along every path, loops unrolled `unroll` times."""
     if unroll < 0:
-        raise PisaMMError.at(None, f"--unroll must be at least 0, not {unroll}")
+        raise PisaMMError.at(None, f"--unroll must be at least 0, not {unroll}", "usage")
     if unroll > MAX_UNROLL:
         raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
     b = _Builder(test, unroll)

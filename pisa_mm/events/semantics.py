@@ -201,7 +201,7 @@ def operand(
 def var_address(layout: Layout, ref: VarRef, span: Span | None) -> int:
     var = layout.variable(ref.name)
     if var is None:
-        raise PisaMMError.at(ref.span or span, f"unknown memory variable @{ref.name}")
+        raise PisaMMError.at(ref.span or span, f"unknown memory variable @{ref.name}", "undeclared")
     return var.base
 
 
@@ -417,7 +417,7 @@ def collective_result(
     outside the participating mask keep their destination unchanged (PISA 7).
     """
     if not isinstance(instr.dst, Reg):
-        raise PisaMMError.at(span, f"{instr.kind.value} with a predicate destination")
+        raise PisaMMError.at(span, f"{instr.kind.value} with a predicate destination", "operand")
     w = instr.width
     old = read_reg(regs, reg_key(instr.dst), w)
     active = sum(1 << j for j in lanes)
@@ -434,7 +434,7 @@ def collective_result(
     if instr.kind is CollectiveKind.IRED:
         base_op = instr.op.split(".")[0]
         if base_op not in _IRED:
-            raise PisaMMError.at(span, f"unsupported ired operation .{instr.op}")
+            raise PisaMMError.at(span, f"unsupported ired operation .{instr.op}", "unsupported")
         # fold over the participating lanes only: `seen` says some earlier lane took part,
         # so a non-participant is skipped rather than given an identity element
         acc: Expr = Const(0, w)
@@ -467,7 +467,7 @@ def _shfl(
     mode = parts[0]
     sg = "sg" in parts[1:]
     if mode not in ("up", "dn", "xor", "idx"):
-        raise PisaMMError.at(span, f"unsupported shfl operation .{instr.op}")
+        raise PisaMMError.at(span, f"unsupported shfl operation .{instr.op}", "unsupported")
     src1 = operand(regs, instr.srcs[1], 32, layout, span)
     c5 = Const(0x1F, 32)
     offset = mk(Op.AND, (src1, c5), 32)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import field
-from pathlib import Path
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
@@ -156,15 +154,3 @@ def iter_generated(
             summary.tests += 1
             summary.by_shape[test.shape] += 1
             yield Generated(test, text)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file and os.replace (never half-written)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        if tmp.exists():
-            tmp.unlink()

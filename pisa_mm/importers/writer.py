@@ -1,19 +1,15 @@
-"""PISA litmus text for a translated test, checked with pisa_mm's own loader, written atomically."""
+"""PISA litmus text for a translated test, checked with pisa_mm's own loader."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import os
-import tempfile
-from pathlib import Path
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.importers.translate import PisaTest
 from pisa_mm.litmus import parse_test
 from pisa_mm.litmus.program import LitmusTest
 
-__all__ = ["check", "render", "write_atomic"]
+__all__ = ["check", "render"]
 
 
 def render(test: PisaTest) -> str:
@@ -66,18 +62,3 @@ def check(text: str, path: str) -> LitmusTest:
     """Parse and validate `text` as pisa_mm reads it, strictly (no assumed scope); PisaMMError
     if it does not."""
     return parse_test(text, path, strict=True)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write through a temporary file in the same directory, then os.replace: an interrupted
-    import leaves the old file or the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise

@@ -233,24 +233,30 @@ class Machine:
     def resolve(self, t: int, address: int, space: AddrSpace, width: int, span: Span) -> Location:
         found = self.layout.find(address)
         if found is None:
-            raise PisaMMError.at(span, f"address {address:#x} does not point into any variable")
+            raise PisaMMError.at(
+                span, f"address {address:#x} does not point into any variable", "address"
+            )
         var, off = found
         qual = QUALIFIED.get(space)
         if qual is not None and var.space is not qual:
             raise PisaMMError.at(
-                span, f"a .{space.value} access to @{var.name}, a .{var.space.value} variable"
+                span,
+                f"a .{space.value} access to @{var.name}, a .{var.space.value} variable",
+                "space",
             )
         if width != var.width:
             raise _unsupported(
                 span, f"mixed-size accesses ({width}-bit access to {var.width}-bit @{var.name})"
             )
         if off % (width // 8):
-            raise PisaMMError.at(span, f"misaligned {width}-bit access to @{var.name}+{off}")
+            raise PisaMMError.at(
+                span, f"misaligned {width}-bit access to @{var.name}+{off}", "alignment"
+            )
         instance: int | tuple[int, int] | None = None
         if var.space is Space.SHARED:
             p = self.places[t]
             if p.gpu is None or p.wg is None:
-                raise PisaMMError.at(span, "a host thread cannot access .shared memory")
+                raise PisaMMError.at(span, "a host thread cannot access .shared memory", "host")
             instance = (p.gpu, p.wg)  # a work-group is (NDRange, number)
         elif var.space is Space.PRIVATE:
             instance = t
@@ -613,7 +619,9 @@ class Machine:
         assert isinstance(src, Const) and isinstance(dst, Const)
         found = self.layout.find(src.value)
         if found is None:
-            raise PisaMMError.at(ins.span, f"cp.async source {src.value:#x} is no variable")
+            raise PisaMMError.at(
+                ins.span, f"cp.async source {src.value:#x} is no variable", "async-src"
+            )
         width = found[0].width
         dfound = self.layout.find(dst.value)
         if dfound is not None and dfound[0].width != width:

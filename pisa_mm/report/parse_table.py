@@ -31,8 +31,22 @@ EVENT_COLUMNS = (
 )
 
 
-def expr_text(expr: Expr | None) -> str:
-    return "" if expr is None else to_text(expr)
+# Past this many characters a value's text is elided in its middle (values/text.py `elide`):
+# a chain of dependent instructions may build a value whose full text is exponential.
+MAX_EXPR_TEXT = 1000
+
+
+class ExprText:
+    """The texts of one structure's expressions, each node's computed once: the values of a
+    thread's registers share most of their nodes."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self) -> None:
+        self.memo: dict[int, tuple[Expr, str]] = {}
+
+    def __call__(self, expr: Expr | None) -> str:
+        return "" if expr is None else to_text(expr, limit=MAX_EXPR_TEXT, memo=self.memo)
 
 
 def placement_text(p: Placement) -> str:
@@ -54,19 +68,19 @@ def _space_text(e: Event) -> str:
     return f"generic->{text}" if e.generic else text
 
 
-def _location_text(e: Event) -> str:
+def _location_text(e: Event, text: ExprText) -> str:
     if e.kind not in (Kind.READ, Kind.WRITE):
         return ""
     locs = sorted(e.locs, key=str)
     if len(locs) == 1:
         return str(locs[0])
-    return f"[{expr_text(e.addr)}] in {{{', '.join(str(loc) for loc in locs)}}}"
+    return f"[{text(e.addr)}] in {{{', '.join(str(loc) for loc in locs)}}}"
 
 
-def _value_text(e: Event) -> str:
+def _value_text(e: Event, text: ExprText) -> str:
     if e.kind is Kind.READ:
         return f"v{e.id}"
-    return expr_text(e.value)
+    return text(e.value)
 
 
 def _line_text(e: Event) -> str:
@@ -75,7 +89,7 @@ def _line_text(e: Event) -> str:
     return f"{e.span.line}: {e.text}"
 
 
-def event_row(e: Event, es: EventStructure) -> tuple[str, ...]:
+def event_row(e: Event, es: EventStructure, text: ExprText) -> tuple[str, ...]:
     thread = "init" if e.thread is None else es.threads[e.thread].name
     kind = _kind_text(e)
     if e.barrier_index is not None:
@@ -89,9 +103,9 @@ def event_row(e: Event, es: EventStructure) -> tuple[str, ...]:
         e.order.value,
         "" if e.scope is None else e.scope.name,
         _space_text(e),
-        _location_text(e),
-        _value_text(e),
-        "" if e.thread is None else expr_text(e.guard),
+        _location_text(e, text),
+        _value_text(e, text),
+        "" if e.thread is None else text(e.guard),
         _line_text(e),
     )
 
@@ -146,7 +160,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], indent: str = "
     return lines
 
 
-def _path_rows(es: EventStructure) -> list[tuple[str, ...]]:
+def _path_rows(es: EventStructure, text: ExprText) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for t in es.threads:
         for i, p in enumerate(t.paths):
@@ -155,19 +169,19 @@ def _path_rows(es: EventStructure) -> list[tuple[str, ...]]:
                 (
                     f"{t.name}.{i}",
                     " ".join(str(e) for e in p.events),
-                    expr_text(p.guard),
+                    text(p.guard),
                     " ".join(notes),
                 )
             )
     return rows
 
 
-def _register_rows(es: EventStructure) -> list[tuple[str, ...]]:
+def _register_rows(es: EventStructure, text: ExprText) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for t in es.threads:
         for i, p in enumerate(t.paths):
             for name, value in p.final_regs:
-                rows.append((f"{t.name}.{i}", f"%{name}", expr_text(value)))
+                rows.append((f"{t.name}.{i}", f"%{name}", text(value)))
     return rows
 
 
@@ -191,6 +205,7 @@ def _layout_rows(es: EventStructure) -> list[tuple[str, ...]]:
 
 def render_plain(es: EventStructure) -> str:
     """The table as plain text (deterministic; golden tests compare it)."""
+    text = ExprText()
     out = [f"Test {es.name} (unroll {es.unroll})", "Threads"]
     out += _table(("thread", "placement", "paths"), _thread_rows(es))
     out.append("Layout")
@@ -198,11 +213,11 @@ def render_plain(es: EventStructure) -> str:
     out.append("Init")
     out += [f"  {loc} = {value}" for loc, value in es.init]
     out.append("Events")
-    out += _table(EVENT_COLUMNS, [event_row(e, es) for e in es.events])
+    out += _table(EVENT_COLUMNS, [event_row(e, es, text) for e in es.events])
     out.append("Paths")
-    out += _table(("path", "events", "guard", "notes"), _path_rows(es))
+    out += _table(("path", "events", "guard", "notes"), _path_rows(es, text))
     out.append("Final registers")
-    out += _table(("path", "register", "value"), _register_rows(es))
+    out += _table(("path", "register", "value"), _register_rows(es, text))
     out.append("Relations")
     out += [f"  {name}: {pairs}" for name, pairs in relation_rows(es)]
     return "\n".join(out) + "\n"
@@ -210,6 +225,7 @@ def render_plain(es: EventStructure) -> str:
 
 def render_rich(es: EventStructure, width: int = 160) -> str:
     """The same content as rich tables, with terminal colours."""
+    text = ExprText()
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
@@ -221,9 +237,9 @@ def render_rich(es: EventStructure, width: int = 160) -> str:
         ("Threads", ("thread", "placement", "paths"), _thread_rows(es)),
         ("Layout", ("variable", "space", "base", "elements"), _layout_rows(es)),
         ("Init", ("location", "value"), [(str(loc), str(v)) for loc, v in es.init]),
-        ("Events", EVENT_COLUMNS, [event_row(e, es) for e in es.events]),
-        ("Paths", ("path", "events", "guard", "notes"), _path_rows(es)),
-        ("Final registers", ("path", "register", "value"), _register_rows(es)),
+        ("Events", EVENT_COLUMNS, [event_row(e, es, text) for e in es.events]),
+        ("Paths", ("path", "events", "guard", "notes"), _path_rows(es, text)),
+        ("Final registers", ("path", "register", "value"), _register_rows(es, text)),
         ("Relations", ("relation", "pairs"), relation_rows(es)),
     ]
     for title, header, rows in sections:
@@ -249,7 +265,7 @@ def _loc_dict(loc: Location) -> dict[str, Any]:
     }
 
 
-def _event_dict(e: Event) -> dict[str, Any]:
+def _event_dict(e: Event, text: ExprText) -> dict[str, Any]:
     return {
         "id": e.id,
         "thread": e.thread,
@@ -259,10 +275,10 @@ def _event_dict(e: Event) -> dict[str, Any]:
         "scope": None if e.scope is None else e.scope.name,
         "spaces": sorted(s.value for s in e.spaces),
         "width": e.width,
-        "addr": None if e.addr is None else expr_text(e.addr),
+        "addr": None if e.addr is None else text(e.addr),
         "locations": [_loc_dict(loc) for loc in sorted(e.locs, key=str)],
-        "value": None if e.value is None else expr_text(e.value),
-        "guard": expr_text(e.guard),
+        "value": None if e.value is None else text(e.value),
+        "guard": text(e.guard),
         "parent": e.parent,
         "generic": e.generic,
         "barrier_index": e.barrier_index,
@@ -283,6 +299,7 @@ def structure_to_dict(es: EventStructure) -> dict[str, Any]:
     """Everything in the structure, with expressions as text; relations in a form linear in
     the structure (pair lists, po's edges, classes, incl's blocks: see docs/cli.md)."""
     rels = static_relations(es)
+    text = ExprText()
     return {
         "name": es.name,
         "unroll": es.unroll,
@@ -299,8 +316,8 @@ def structure_to_dict(es: EventStructure) -> dict[str, Any]:
                 "paths": [
                     {
                         "events": list(p.events),
-                        "guard": expr_text(p.guard),
-                        "final_regs": {k: expr_text(v) for k, v in p.final_regs},
+                        "guard": text(p.guard),
+                        "final_regs": {k: text(v) for k, v in p.final_regs},
                         "returned": p.returned,
                         "cut": p.cut,
                     }
@@ -320,7 +337,7 @@ def structure_to_dict(es: EventStructure) -> dict[str, Any]:
             for v in es.layout.variables
         ],
         "init": [{"location": _loc_dict(loc), "value": v} for loc, v in es.init],
-        "events": [_event_dict(e) for e in es.events],
+        "events": [_event_dict(e, text) for e in es.events],
         # Linear in the structure: the relations given as pairs in full, po as its tree's
         # edges, the equivalences as classes and incl as blocks (ext and id follow).
         "relations": {name: sorted(map(list, rels.pairs(name))) for name in JSON_PAIR_RELATIONS},

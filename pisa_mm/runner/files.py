@@ -9,12 +9,42 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pisa_mm.errors import PisaMMError
 
-__all__ = ["check_outputs", "write_atomic"]
+if TYPE_CHECKING:
+    from pisa_mm.cat.syntax import Model
+
+__all__ = ["check_outputs", "model_files", "not_regular", "write_atomic"]
+
+_KINDS = (
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISDIR, "a directory"),
+)
+
+
+def _mode(path: str | Path) -> int | None:
+    try:
+        return os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+
+
+def not_regular(path: str | Path) -> str | None:
+    """What `path` is when it exists and can be neither replaced nor written into (symlinks
+    followed), e.g. "a FIFO" (a write would wait for a reader); else None. A character
+    device (`/dev/null`) is written into, never replaced: renaming a new file over it would
+    replace the device itself (as root, for every process of the machine)."""
+    mode = _mode(path)
+    if mode is None:
+        return None
+    return next((what for test, what in _KINDS if test(mode)), None)
 
 
 def _umask() -> int:
@@ -30,6 +60,11 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
 
     target = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
+    if what := not_regular(target):
+        raise PisaMMError.at(None, f"cannot write {path}: it is {what}", "io")
+    if (mode := _mode(target)) is not None and stat.S_ISCHR(mode):
+        _write_device(target, raw)
+        return
     try:
         mode = target.stat().st_mode & 0o777
     except OSError:
@@ -53,9 +88,29 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
                 os.unlink(tmp)
 
 
-def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str]) -> None:
+def model_files(*models: Model) -> list[str]:
+    """The files loaded models were read from (their own and those they included): inputs
+    a run must not write over."""
+    return [name for m in models for name in (m.path, *m.sources) if name]
+
+
+def _write_device(target: Path, raw: bytes) -> None:
+    try:
+        with open(target, "wb") as fh:
+            fh.write(raw)
+    except OSError as exc:
+        raise PisaMMError.at(None, f"cannot write {target}: {exc.strerror or exc}", "io") from None
+
+
+def check_outputs(
+    outputs: Iterable[str | None], inputs: Iterable[str], dirs: Iterable[str | None] = ()
+) -> None:
     """Before any work: each output path (None and `-`, stdout, skipped) must be writable and
-    must not be one of the run's own inputs, nor a directory."""
+    must not be one of the run's own inputs, nor a directory; each output directory (`dirs`,
+    None skipped) must be a directory or one that can be made."""
+    for d in dirs:
+        if d is not None:
+            _check_dir(d)
     files = [out for out in outputs if out is not None and out != "-"]
     if not files:
         return  # resolving thousands of inputs costs more than a small test's run
@@ -64,10 +119,29 @@ def check_outputs(outputs: Iterable[str | None], inputs: Iterable[str]) -> None:
         p = Path(out)
         if p.resolve() in inputs_resolved:
             raise PisaMMError.at(None, f"refusing to write over an input of this run: {out}", "io")
-        if p.is_dir():
-            raise PisaMMError.at(None, f"cannot write {out}: it is a directory", "io")
+        if what := not_regular(p):
+            raise PisaMMError.at(None, f"cannot write {out}: it is {what}", "io")
         parent = p.parent if str(p.parent) else Path(".")
         if not parent.is_dir():
             raise PisaMMError.at(None, f"cannot write {out}: no directory {parent}", "io")
         if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
             raise PisaMMError.at(None, f"cannot write {out}: permission denied", "io")
+
+
+def _check_dir(directory: str) -> None:
+    """`directory` is one, or can be made: its first existing ancestor is a writable one."""
+    p = Path(directory)
+    while True:
+        mode = _mode(p)
+        if mode is not None:
+            break
+        if p.parent == p:
+            return
+        p = p.parent
+    if not stat.S_ISDIR(mode):
+        what = "it" if str(p) == directory else str(p)
+        raise PisaMMError.at(
+            None, f"cannot write into {directory}: {what} is not a directory", "io"
+        )
+    if not os.access(p, os.W_OK | os.X_OK):
+        raise PisaMMError.at(None, f"cannot write into {directory}: permission denied", "io")

@@ -144,6 +144,9 @@ def ignore_interrupts() -> None:
     """For worker processes: the main process stops them; a Ctrl-C (sent to the whole
     process group) must not turn their current test into a failure."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # the pool stops a worker with SIGTERM: it must die quietly, not raise the parent's
+    # Interrupted (inherited through fork) and print its traceback on the shared stderr
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     # the wakeup pipe inherited through fork belongs to the parent's watcher
     global _watcher_pid
     _watcher_pid = None

@@ -9,7 +9,10 @@ from pisa_mm.values.eval import postorder
 from pisa_mm.values.expr import BOOL, Apply, Const, Contribution, Expr, FpFormat, Op, ReadValue
 from pisa_mm.values.fp import bits_to_float_text
 
-__all__ = ["const_text", "to_text"]
+__all__ = ["ELIDED", "const_text", "elide", "to_text"]
+
+# What stands for the middle of an elided text (`to_text`'s `limit`).
+ELIDED = " \N{HORIZONTAL ELLIPSIS} "
 
 # Infix operators print fully parenthesised, so no precedence table is needed to read them.
 _INFIX = {
@@ -59,17 +62,35 @@ def _default_contribution(thread: int, index: int) -> str:
     return f"contrib(P{thread}, {index})"
 
 
+def elide(text: str, limit: int) -> str:
+    """`text`, or its first and last `limit // 2` characters around ELIDED."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return text[:half] + ELIDED + text[-half:]
+
+
 def to_text(
     expr: Expr,
     read_name: Callable[[int], str] | None = None,
     contribution_name: Callable[[int, int], str] | None = None,
+    *,
+    limit: int | None = None,
+    memo: dict[int, tuple[Expr, str]] | None = None,
 ) -> str:
     """Readable text of `expr`. A ReadValue prints as `v<event>` unless `read_name` names it
     (e.g. after the register it was loaded into); constant operands of an FP operator print as
-    decimal floats in its format."""
+    decimal floats in its format.
+
+    With `limit`, the text of every sub-expression longer than `limit` characters is elided
+    in its middle (`elide`): a chain of dependent operations can give a value whose text is
+    quadratic or exponential in the program (`iadd %r2, %r1, %r1` repeated doubles it) while
+    its DAG stays small. `memo` (id -> node and its text) shares the texts of nodes between
+    calls made with the same names and limit; it holds the nodes, so their ids stay theirs."""
     name_read = read_name or _default_read
     name_contribution = contribution_name or _default_contribution
-    texts: dict[int, str] = {}
+    shared: dict[int, tuple[Expr, str]] = {} if memo is None else memo
+    texts = _Texts(shared)
 
     def operand(e: Expr, fmt: FpFormat | None) -> str:
         if fmt is not None and isinstance(e, Const):
@@ -98,16 +119,29 @@ def to_text(
             return f"{op.value}({', '.join(parts)})"
         raise ValueError(f"no text for operator {op.value}")
 
-    for e in postorder(expr):
+    for e in postorder(expr, shared):
         match e:
             case Const(value=value, width=width):
-                texts[id(e)] = const_text(value, width)
+                text = const_text(value, width)
             case ReadValue(event=event):
-                texts[id(e)] = name_read(event)
+                text = name_read(event)
             case Contribution(thread=thread, index=index):
-                texts[id(e)] = name_contribution(thread, index)
+                text = name_contribution(thread, index)
             case Apply():
-                texts[id(e)] = apply_text(e)
+                text = apply_text(e)
             case _:
                 assert_never(e)
+        shared[id(e)] = (e, text if limit is None else elide(text, limit))
     return texts[id(expr)]
+
+
+class _Texts:
+    """The texts of a memo (id -> node and its text), read by id."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self, memo: dict[int, tuple[Expr, str]]) -> None:
+        self.memo = memo
+
+    def __getitem__(self, key: int) -> str:
+        return self.memo[key][1]

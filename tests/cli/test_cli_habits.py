@@ -8,6 +8,7 @@ import pytest
 from cli_helpers import MP, write
 
 from pisa_mm import cli
+from pisa_mm.commands import diff as diff_cmd
 from pisa_mm.commands import run as run_cmd
 
 Capture = pytest.CaptureFixture[str]
@@ -93,3 +94,57 @@ def test_warnings_are_printed_by_every_command_that_reads_the_test(
     ):
         cli.main(argv)
         assert "warning: st.release has no memory scope" in capsys.readouterr().err, argv
+
+
+# Each subcommand with its positional arguments (P) and one of its options (O): the options
+# may come before, between or after the positionals (cli.py `_CommandParser`).
+INTERMIXED = {
+    "parse": (["T"], ["--unroll", "2"]),
+    "run": (["T"], ["--engine", "explicit"]),
+    "query": (["T"], ["--outcome", "true"]),
+    "trace": (["T"], ["--outcome", "true"]),
+    "crossval": (["T"], ["--unroll", "2"]),
+    "diff": (["pisa", "pisa-rc11", "T"], ["--engine", "explicit"]),
+    "promote": (["T"], ["--engine", "explicit"]),
+    "gen": (["MP"], ["--list"]),
+}
+
+
+@pytest.mark.parametrize("where", ["before", "between", "after"])
+@pytest.mark.parametrize("command", sorted(INTERMIXED))
+def test_options_may_come_before_between_or_after_the_positionals(
+    tmp_path: Path, capsys: Capture, command: str, where: str
+) -> None:
+    test = str(write(tmp_path, "MP.litmus", MP))
+    positionals, option = INTERMIXED[command]
+    positionals = [test if p == "T" else p for p in positionals]
+    at = {"before": 0, "between": max(0, len(positionals) - 1), "after": len(positionals)}[where]
+    argv = [command, *positionals[:at], *option, *positionals[at:]]
+    code = cli.main(argv)
+    err = capsys.readouterr().err
+    assert code in (0, 1), err
+    assert "unrecognized arguments" not in err and "required" not in err
+
+
+def test_diff_takes_its_tests_after_options(tmp_path: Path, capsys: Capture) -> None:
+    # an optional positional (diff's tests) is no longer given its empty match before them
+    test = str(write(tmp_path, "MP.litmus", MP))
+    argv = ["diff", "pisa", "pisa-rc11", "--engine", "explicit", "--timeout", "30", test]
+    assert cli.main(argv) == 0
+    assert "1 tests, 0 changed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("where", range(5))
+def test_traceback_works_anywhere_on_the_line(
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch, where: int
+) -> None:
+    test = str(write(tmp_path, "MP.litmus", MP))
+
+    def broken(*args: object, **kwargs: object) -> object:
+        raise RuntimeError("deliberately broken")
+
+    monkeypatch.setattr(diff_cmd, "collect_tests", broken)
+    argv = ["diff", "pisa", "pisa-rc11", test]
+    argv.insert(where, "--traceback")
+    assert cli.main(argv) == 3
+    assert "RuntimeError: deliberately broken" in capsys.readouterr().err
