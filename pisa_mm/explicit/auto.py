@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from pisa_mm.engines import EngineOptions, get_engine
 from pisa_mm.errors import PisaMMError
-from pisa_mm.explicit.size import Shape, shape
+from pisa_mm.explicit.size import Shape, candidate_space, shape
 from pisa_mm.outcomes.condition import observables
 from pisa_mm.records import record
 
@@ -48,6 +48,20 @@ class Costs:
 
         judged = s.tree if s.space > PRUNE_ABOVE else s.leaves
         return self.explicit_base + self.explicit_judged * _real(judged) * s.events
+
+    def surely_explicit(self, space: int) -> bool:
+        """Whether every test whose candidate-space bound is `space` is predicted faster on
+        explicit, whatever its other measures: then `shape` need not be read (it costs
+        several times the bound). Sound because judged <= leaves <= space when the engine
+        does not prune (space <= PRUNE_ABOVE), so explicit <= explicit_base +
+        explicit_judged x space x events, and smt >= smt_base + smt_event x events."""
+        from pisa_mm.explicit.engine import PRUNE_ABOVE
+
+        return (
+            space <= PRUNE_ABOVE
+            and self.explicit_base <= self.smt_base
+            and self.explicit_judged * space <= self.smt_event
+        )
 
     def smt(self, s: Shape) -> float:
         return (
@@ -102,7 +116,7 @@ BIG_EVENTS = 150
 
 def pick(test: LitmusTest, structure: EventStructure) -> str:
     """The engine `auto` runs on `test` (smt only when it is installed)."""
-    if len(structure.events) >= BIG_EVENTS:
+    if len(structure.events) >= BIG_EVENTS or COSTS.surely_explicit(candidate_space(structure)):
         return "explicit"
     explicit, smt = predicted(test, structure)
     if explicit <= smt:

@@ -108,6 +108,39 @@ def test_the_cost_model_grows_with_the_candidates() -> None:
     assert auto.pick(*small) == "explicit"
 
 
+def test_the_shortcut_picks_what_the_cost_model_picks() -> None:
+    # `surely_explicit` skips reading the shape only where the full model chooses explicit:
+    # checked on every bundled test it applies to
+    from pathlib import Path
+
+    from pisa_mm.errors import PisaMMError
+    from pisa_mm.events.build import build
+    from pisa_mm.litmus import parse_test
+
+    root = Path(__file__).resolve().parents[3] / "litmus"
+    applied = 0
+    for path in sorted(root.rglob("*.litmus")):
+        try:
+            test = parse_test(path.read_text(), str(path))
+            es = build(test)
+        except PisaMMError:
+            continue  # the suite's bad-input tests
+        if auto.COSTS.surely_explicit(candidate_space(es)):
+            applied += 1
+            explicit, smt = auto.predicted(test, es)
+            assert explicit <= smt, path.name
+    assert applied > 100
+
+
+def test_the_shortcut_holds_at_its_bound() -> None:
+    from pisa_mm.explicit.engine import PRUNE_ABOVE
+
+    costs = auto.COSTS
+    limit = min(PRUNE_ABOVE, int(costs.smt_event / costs.explicit_judged))
+    assert costs.surely_explicit(limit)
+    assert not costs.surely_explicit(limit + 1)
+
+
 def test_auto_answers_small_tests_with_explicit_and_says_so() -> None:
     test, es = structure(MP)
     model = load_model("pisa")
