@@ -130,7 +130,7 @@ def shape(es: EventStructure, observed: Sequence[Observable]) -> Shape:
         co_pairs=sum(n * (n - 1) // 2 for n in stores.values()),
         leaves=leaves,
         tree=tree,
-        space=_space(es, writers, stores),
+        space=candidate_space(es),  # remembered: auto asked it first
         states=min(leaves, _states(es, observed, writers, sources, choices)),
     )
 
