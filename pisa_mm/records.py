@@ -306,48 +306,50 @@ _TEMPLATES: dict[tuple[str, int], _Template] = {}
 
 
 class _Template:
-    """A template's code and, for each of its `co_names`, `co_varnames` and `co_consts`, where
-    the field names go: None (kept), an index (that field's name) or a format string (an
-    f-string's piece of text: `', {1}='`)."""
+    """A template's code and where the field names go in it. A name of `co_names` or
+    `co_varnames` that is a placeholder is replaced whole: each is rebuilt as
+    `tuple(map((*old, *names).__getitem__, index))`, `index` giving each entry's place in
+    that pool (C all along: the builder does this ~500 times at start-up). A constant with
+    placeholders inside (an f-string's piece, `', _pisa_1_='`) becomes a format string."""
 
     __slots__ = ("code", "consts", "names", "varnames")
 
     def __init__(self, code: CodeType) -> None:
         self.code = code
-        self.names = self._plan(code.co_names)
-        self.varnames = self._plan(code.co_varnames)
-        self.consts = self._plan(code.co_consts)
+        self.names = self._index(code.co_names)
+        self.varnames = self._index(code.co_varnames)
+        consts: list[str | None] = []
+        for value in code.co_consts:
+            if type(value) is str and "_pisa_" in value:
+                text = value.replace("{", "{{").replace("}", "}}")
+                consts.append(_PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", text))
+            else:
+                consts.append(None)
+        self.consts = tuple(consts) if any(c is not None for c in consts) else None
 
     @staticmethod
-    def _plan(values: tuple[Any, ...]) -> tuple[int | str | None, ...] | None:
-        plan: list[int | str | None] = []
-        for value in values:
-            if type(value) is not str or "_pisa_" not in value:
-                plan.append(None)
-            elif match := _PLACEHOLDER.fullmatch(value):
-                plan.append(int(match.group(1)))
-            else:
-                text = value.replace("{", "{{").replace("}", "}}")
-                plan.append(_PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", text))
-        return tuple(plan) if any(p is not None for p in plan) else None
+    def _index(values: tuple[str, ...]) -> tuple[int, ...] | None:
+        """Each entry's place in `(*values, *names)`; None when nothing is replaced."""
+        index = []
+        for i, value in enumerate(values):
+            match = _PLACEHOLDER.fullmatch(value)
+            index.append(i if match is None else len(values) + int(match.group(1)))
+        return tuple(index) if index != list(range(len(values))) else None
 
     def renamed(self, names: list[str]) -> CodeType:
         """The code for fields `names`."""
-
-        def rename(values: tuple[Any, ...], plan: tuple[int | str | None, ...] | None) -> Any:
-            if plan is None:
-                return values
-            return tuple(
-                v if p is None else names[p] if type(p) is int else p.format(*names)  # type: ignore[union-attr]
-                for v, p in zip(values, plan, strict=True)
-            )
-
         code = self.code
-        return code.replace(
-            co_names=rename(code.co_names, self.names),
-            co_varnames=rename(code.co_varnames, self.varnames),
-            co_consts=rename(code.co_consts, self.consts),
-        )
+        co_names, co_varnames, co_consts = code.co_names, code.co_varnames, code.co_consts
+        if self.names is not None:
+            co_names = tuple(map((*co_names, *names).__getitem__, self.names))
+        if self.varnames is not None:
+            co_varnames = tuple(map((*co_varnames, *names).__getitem__, self.varnames))
+        if self.consts is not None:
+            co_consts = tuple(
+                value if text is None else text.format(*names)
+                for value, text in zip(co_consts, self.consts, strict=True)
+            )
+        return code.replace(co_names=co_names, co_varnames=co_varnames, co_consts=co_consts)
 
 
 def _template(kind: str, n: int) -> _Template:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pisa_mm import codecache
+from pisa_mm import codecache, records
 from pisa_mm.records import pickled_by_fields, record
 
 # Class bodies covering what the tree uses: defaults, factories, fields left out of
@@ -281,3 +281,37 @@ def test_a_record_pickled_by_fields_round_trips() -> None:
 
     with pytest.raises(TypeError, match="outside __init__"):
         pickled_by_fields(Later)
+
+
+def test_records_replace_is_dataclasses_replace() -> None:
+    """`records.replace` (what the tree calls) against `dataclasses.replace`."""
+    p = Point(1, 2, ("a",))
+    assert records.replace(p, y=5) == dataclasses.replace(p, y=5) == Point(1, 5, ("a",))
+    assert records.replace(p) == p and records.replace(p) is not p
+
+    @record
+    class Later:
+        a: int
+        b: int = records.field(init=False, default=0)
+
+    for replace in (records.replace, dataclasses.replace):
+        with pytest.raises(ValueError, match="init=False"):
+            replace(Later(1), b=2)
+    with pytest.raises(TypeError):
+        records.replace(p, z=1)
+
+
+def test_fields_are_made_when_first_read() -> None:
+    """`__dataclass_fields__` is made, as dataclasses' own, on first use (a run of one test
+    never imports dataclasses: tests/unit/test_startup_imports.py)."""
+
+    @record
+    class Fresh:
+        a: int
+        b: str = records.field(default="x", compare=False)
+
+    assert isinstance(vars(Fresh)["__dataclass_fields__"], records._Lazy)
+    (a, b) = dataclasses.fields(Fresh)
+    assert (a.name, a.type, b.default, b.compare) == ("a", "int", "x", False)
+    assert isinstance(vars(Fresh)["__dataclass_fields__"], dict)
+    assert vars(Fresh)["__dataclass_params__"].frozen
