@@ -465,16 +465,25 @@ def _state(names: tuple[str, ...]) -> tuple[Any, Any]:
 _OWN_BUILDER = sys.version_info[:2] == (3, 11)
 # dataclasses' own test of a string annotation that may name ClassVar, InitVar or KW_ONLY
 _ANNOTATION_HEAD = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
-_TYPING_CLASSVAR = ("ClassVar", "typing.ClassVar")
+# annotation -> the (module, name) it starts with, as _ANNOTATION_HEAD reads it: the same
+# few dozen texts ("int", "Span", "tuple[str, ...]") over the tree's ~1,000 fields
+_HEADS: dict[str, tuple[str | None, str]] = {}
+
+
+# the `field()` of a field that has no default (a Field is never changed once made)
+_PLAIN = Field(MISSING, MISSING, True, True, None, True, None, MISSING)
 
 
 def _special(annotation: str, module: dict[str, Any]) -> str:
     """What dataclasses would read `annotation` as: "ClassVar", "InitVar", "KW_ONLY" or ""
     (a field)."""
-    match = _ANNOTATION_HEAD.match(annotation)
-    if match is None:
+    head = _HEADS.get(annotation)
+    if head is None:
+        match = _ANNOTATION_HEAD.match(annotation)
+        head = _HEADS[annotation] = (match[1], match[2]) if match is not None else ("", "")
+    prefix, name = head
+    if not name:
         return ""
-    prefix, name = match.groups()
     typing = sys.modules["typing"]
     dataclasses = sys.modules.get("dataclasses")  # not imported: no InitVar can be named
     if prefix:
@@ -613,9 +622,10 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         if isinstance(default, Field):
             spec = default
         else:
-            if isinstance(default, MemberDescriptorType):
-                default = MISSING
-            spec = Field(default, MISSING, True, True, None, True, None, MISSING)
+            if default is MISSING or isinstance(default, MemberDescriptorType):
+                spec = _PLAIN  # never changed: one for every field without a default
+            else:
+                spec = Field(default, MISSING, True, True, None, True, None, MISSING)
         if kind:  # a class variable: listed in the fields, not one of them
             if spec.default_factory is not MISSING or spec.kw_only is not MISSING:
                 return None  # dataclasses' errors
@@ -626,14 +636,38 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         if spec.default.__class__.__hash__ is None:
             return None  # a mutable default: dataclasses' error
         fields.append(_Field(name, annotation, spec, False))
-    real = [f for f in fields if not f.classvar]
-    positional = [f for f in real if f.spec.init]
+    # one pass over the fields for what the methods take (comprehensions are calls too)
+    real: list[_Field] = []
+    positional: list[_Field] = []
+    shown: list[str] = []  # in __repr__
+    compared: list[str] = []  # in __eq__ and the order
+    hashed: list[str] = []  # in __hash__
+    defaults: list[Any] = []  # of __init__'s parameters, when made by template
+    simple = "__init__" not in own  # every field an __init__ parameter, with no factory
     seen_default = False
-    for f in positional:
-        if f.spec.default is not MISSING or f.spec.default_factory is not MISSING:
-            seen_default = True
-        elif seen_default:
-            return None  # dataclasses' error
+    for f in fields:
+        if f.classvar:
+            continue
+        spec = f.spec
+        real.append(f)
+        if spec.init:
+            positional.append(f)
+            if spec.default is not MISSING or spec.default_factory is not MISSING:
+                seen_default = True
+            elif seen_default:
+                return None  # dataclasses' error
+        if not spec.init or spec.default_factory is not MISSING:
+            simple = False
+        elif spec.default is not MISSING:
+            defaults.append(spec.default)
+        if f.name == "self" or f.name.startswith("_pisa_"):
+            simple = False
+        if spec.repr:
+            shown.append(f.name)
+        if spec.compare:
+            compared.append(f.name)
+        if spec.compare if spec.hash is None else spec.hash:
+            hashed.append(f.name)
     if order and any(name in own for name, _ in _ORDER):
         return None
     if frozen and ("__setattr__" in own or "__delattr__" in own):
@@ -662,23 +696,14 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
                 namespace[f.name] = f.spec.default
     namespace["__dataclass_fields__"] = _Lazy("__dataclass_fields__")
     post_init = hasattr(cls, "__post_init__")
-    by_slots = (
-        frozen
-        and slots
-        and not post_init
-        and all(f.spec.init and f.spec.default_factory is MISSING for f in real)
-        and all(f.name != "self" and not f.name.startswith("_pisa_") for f in real)
-        and "__init__" not in own
-    )
+    by_slots = frozen and slots and not post_init and simple
     # a frozen slotted class stores through its slots: its `__init__` is made once the
     # slotted class is (placed here, where dataclasses places it)
     init = None if by_slots else _init_text(cls, real, frozen, slots, post_init, scope)
     _set_new(namespace, qualname, "__init__", init)
-    shown = [f.name for f in real if f.spec.repr]
     _set_new(
         namespace, qualname, "__repr__", _guarded(_function("__repr__", shown, scope, qualname))
     )
-    compared = [f.name for f in real if f.spec.compare]
     if eq:
         _set_new(namespace, qualname, "__eq__", _function("__eq__", compared, scope, qualname))
     if order:
@@ -691,9 +716,6 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         _set_new(namespace, qualname, "__delattr__", deleter)
     if eq and not explicit_hash:
         if frozen:
-            hashed = [
-                f.name for f in real if (f.spec.compare if f.spec.hash is None else f.spec.hash)
-            ]
             namespace["__hash__"] = _function("__hash__", hashed, scope, qualname)
         else:
             namespace["__hash__"] = None
@@ -711,8 +733,7 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         made = cls
     _INFO[made] = _Info(fields, options)
     if by_slots:
-        defaults = tuple(f.spec.default for f in real if f.spec.default is not MISSING)
-        made_init = _slots_init(made, list(names), defaults)
+        made_init = _slots_init(made, list(names), tuple(defaults))
         if made_init is None:  # a field that is no slot of its own
             made_init = _init_text(cls, real, frozen, slots, post_init, scope)
         else:
