@@ -31,9 +31,9 @@ from types import CodeType
 __all__ = ["compiled"]
 
 # The cache entry's name, and what its code objects depend on besides their text (with the
-# table's format: "3", a group's table marshalled on its own, records made from templates).
+# table's format: "4", a group's table marshalled on its own, records made from templates).
 ENTRY = "code.marshal"
-_PYTHON = f"3 {sys.version} {sys.implementation.cache_tag}"
+_PYTHON = f"4 {sys.version} {sys.implementation.cache_tag}"
 # What records.py wrote before this module shared its table: removed on the first write.
 _OLD_ENTRY = "records.marshal"
 

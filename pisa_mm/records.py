@@ -261,10 +261,10 @@ def _materialize(cls: type) -> None:
 # `_pisa_1_`, ...: a class's method is the template's code with those names (in `co_names`,
 # `co_varnames` and the f-string pieces of `co_consts`) replaced by its fields' names.
 _PLACEHOLDER = re.compile(r"_pisa_(\d+)_")
-# the group of the templates in the table of compiled code; on a miss, every template up to
-# this arity is compiled at once, so that every command finds the one table it wrote
+# The templates of one arity are a group of the table of compiled code (`records templates
+# 3`): a process unmarshals the arities it uses, and a group that missed is made whole
+# (every kind of method), so that the group a command writes back serves every command.
 _GROUP = "records templates"
-_ARITY = 12
 _ORDER = (("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"), ("__ge__", ">="))
 
 
@@ -358,16 +358,15 @@ def _template(kind: str, n: int) -> _Template:
         from pisa_mm import codecache
 
         template = _TEMPLATES[kind, n] = _compiled_template(kind, n)
-        if _GROUP in codecache.CODES.missed and len(_TEMPLATES) == 1:
-            # the group was not in the table: make it whole, whatever this process uses
-            for k in _KINDS:
-                for i in range(_ARITY + 1):
-                    _TEMPLATES[k, i] = _compiled_template(k, i)
+        if f"{_GROUP} {n}" in codecache.CODES.missed:
+            for k in _KINDS:  # the group was not (all) in the table: make it whole
+                if (k, n) not in _TEMPLATES:
+                    _TEMPLATES[k, n] = _compiled_template(k, n)
     return template
 
 
 def _compiled_template(kind: str, n: int) -> _Template:
-    code = compiled(_template_text(kind, n), _GROUP, "<string>")
+    code = compiled(_template_text(kind, n), f"{_GROUP} {n}", "<string>")
     for _ in range(2):  # the module's code -> `__create_fn__`'s -> the method's
         code = next(c for c in code.co_consts if isinstance(c, CodeType))
     return _Template(code)

@@ -233,7 +233,7 @@ def test_a_second_process_takes_the_templates_from_the_cache(tmp_path: Path) -> 
         ).stdout
         for _ in range(2)
     ]
-    assert "'records templates'" in runs[0]
+    assert "'records templates 2'" in runs[0]
     assert runs[1].startswith("[] ")
 
 
