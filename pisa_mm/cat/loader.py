@@ -20,12 +20,19 @@ from pisa_mm.errors import PisaMMError, read_source
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pisa_mm.cat.includes import CAT_DIR, COMPAT_DIR, MAX_INCLUDE_BYTES, MODELS_DIR
+    from pisa_mm.cat.includes import (
+        CAT_DIR,
+        COMPAT_DIR,
+        MAX_INCLUDE_BYTES,
+        MAX_INCLUDE_DEPTH,
+        MODELS_DIR,
+    )
 
 __all__ = [
     "CAT_DIR",
     "COMPAT_DIR",
     "MAX_INCLUDE_BYTES",
+    "MAX_INCLUDE_DEPTH",
     "MODELS_DIR",
     "SHIPPED_MODELS",
     "load_model",
@@ -47,8 +54,8 @@ SHIPPED_MODELS: tuple[str, ...] = (
 
 
 def __getattr__(name: str) -> Any:
-    """CAT_DIR, COMPAT_DIR, MODELS_DIR, MAX_INCLUDE_BYTES: those of pisa_mm/cat/includes.py."""
-    if name in ("CAT_DIR", "COMPAT_DIR", "MODELS_DIR", "MAX_INCLUDE_BYTES"):
+    """CAT_DIR, COMPAT_DIR, MODELS_DIR and the include limits: pisa_mm/cat/includes.py's."""
+    if name in ("CAT_DIR", "COMPAT_DIR", "MODELS_DIR", "MAX_INCLUDE_BYTES", "MAX_INCLUDE_DEPTH"):
         from pisa_mm.cat import includes
 
         return getattr(includes, name)
