@@ -102,20 +102,19 @@ def parse_raw_prop(text: str, path: str) -> S.RawProp:
 
 class _Parser:
     def __init__(self, text: str, path: str) -> None:
-        self.lx = Lexer(text, path)
+        self.lx = Lexer(text, path, syntax_error)
+        # read a token of a context (`Lexer.expect`: a syntax error when there is none)
+        self.expect = self.lx.expect
         self.path = path
         self.text = text
 
     # ------------------------------------------------------------ tokens
-    def expect(self, ctx: C, label: str | None = None) -> str:
-        kind = self.lx.next(ctx)
-        if kind is None:
-            raise syntax_error(self.lx, ctx.names, label)
-        return kind
-
     def name(self) -> S.Name:
         """The last token as a Name."""
-        return S.Name(self.lx.value, self.lx.span())
+        lx = self.lx
+        line, line_start = lx.line, lx.line_start
+        span = Span(self.path, line, lx.start - line_start + 1, line, lx.pos - line_start + 1)
+        return S.Name(lx.value, span)
 
     def int_(self) -> S.RawInt:
         return S.RawInt(self.lx.value, self.lx.span())
