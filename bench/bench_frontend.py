@@ -497,7 +497,8 @@ for path in paths[60 : 60 + int(sys.argv[2])]:
 
 def _instructions(src: Path, suite: Path, tests: int) -> float:
     """Machine instructions per test of read + parse + validate + build (callgrind)."""
-    env = dict(os.environ, PYTHONPATH=str(src))
+    # a fixed hash seed: set and dict orders (and so the work) do not vary between the runs
+    env = dict(os.environ, PYTHONPATH=str(src), PYTHONHASHSEED="0")
     # once without valgrind first: what a run writes to the user's cache (the code of the
     # records' methods) is then written before the counted runs, not in one of them only
     warm = [sys.executable, "-P", "-c", _LOAD_CHILD, str(suite), str(tests)]

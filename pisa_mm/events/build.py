@@ -793,7 +793,10 @@ class _Builder:
 def _element(base: Expr, offset: int) -> Expr:
     """The address of the element at byte `offset` from `base` (`mk` folds a constant)."""
     if isinstance(base, Const):
-        return Const((base.value + offset) & _ADDR_MASK, sem.ADDR_WIDTH)
+        value = (base.value + offset) & _ADDR_MASK
+        if value == base.value and base.width == sem.ADDR_WIDTH:
+            return base  # the element at offset 0 (every scalar access): no new Const
+        return Const(value, sem.ADDR_WIDTH)
     return sem.mk(Op.ADD, (base, Const(offset, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
 
 

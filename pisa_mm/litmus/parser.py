@@ -131,11 +131,13 @@ class _Parser:
 
     def mark(self) -> tuple[int, int]:
         """Where the last token starts (a node's start)."""
-        return self.lx.line, self.lx.col
+        lx = self.lx
+        return lx.line, lx.start - lx.line_start + 1
 
     def until(self, start: tuple[int, int]) -> Span:
         """From `start` to the end of the last token."""
-        return Span(self.path, start[0], start[1], self.lx.line, self.lx.end_col)
+        lx = self.lx
+        return Span(self.path, start[0], start[1], lx.line, lx.pos - lx.line_start + 1)
 
     # ------------------------------------------------------------ the test
     def test(self) -> S.RawTest:
@@ -144,7 +146,7 @@ class _Parser:
         name = self.name()
         description: str | None = None
         metadata: list[tuple[str, str]] = []
-        meta_spans: list[Span] = []
+        meta_places: list[tuple[int, int, int]] = []
         kind = self.expect(_AFTER_HEADER)
         if kind == "STRING":
             description = self.lx.value[1:-1]
@@ -152,7 +154,8 @@ class _Parser:
         while kind == "META":
             key, _, value = self.lx.value.partition("=")
             metadata.append((key.strip(), value.strip()))
-            meta_spans.append(self.lx.span())
+            lx = self.lx
+            meta_places.append((lx.line, lx.start - lx.line_start + 1, lx.pos - lx.line_start + 1))
             kind = self.expect(_AFTER_DESCRIPTION)
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
@@ -195,7 +198,7 @@ class _Parser:
             condition,
             self.path,
             self.text,
-            tuple(meta_spans),
+            tuple(meta_places),
             filt,
         )
 
