@@ -32,7 +32,15 @@ writes a cProfile of one more pass (`python -m pstats FILE`; pstats merges the r
 generated methods, which all live at `<string>:2`). With `--baseline SRC` the same figures
 for that tree, and the ratios baseline / this tree.
 
+`--stages --instructions` counts instead the machine instructions (valgrind's callgrind,
+which must be installed) that reading, parsing, validating and building take per test:
+the difference between a process that loads --instructions-tests tests of the suite (every
+5th, after 60 warming ones) and one that loads none, divided by their number. Unlike CPU
+time, the count does not depend on the machine's load (it is the figure to compare on a
+shared machine); it runs about 50 times slower, so it takes a few minutes per tree.
+
     python bench/bench_frontend.py --stages [--suite DIR] [--baseline SRC] [--profile FILE]
+    python bench/bench_frontend.py --stages --instructions [--baseline SRC]
     python bench/bench_frontend.py [--shape threads|stores|both] [--sizes 250,500,1000] [--render]
     python bench/bench_frontend.py --commands parse-json,run --engines auto,smt [--timeout 300]
     python bench/bench_frontend.py --parse [--baseline SRC] [--repeat 5]
@@ -470,6 +478,54 @@ def _stage_figures(
     return got
 
 
+# Run under callgrind with PYTHONPATH on the measured tree: argv = suite directory, tests.
+_LOAD_CHILD = """
+import gc, sys
+from pathlib import Path
+from pisa_mm.errors import read_source
+from pisa_mm.events.build import build
+from pisa_mm.litmus.parser import parse_raw
+from pisa_mm.litmus.validate import validate
+paths = sorted(str(p) for p in Path(sys.argv[1]).rglob("*.litmus"))[::5]
+for path in paths[:60]:  # warm: first-use compilation not counted
+    build(validate(parse_raw(read_source(path), path)))
+gc.collect(); gc.freeze(); gc.set_threshold(700, 10, 100)
+for path in paths[60 : 60 + int(sys.argv[2])]:
+    build(validate(parse_raw(read_source(path), path)))
+"""
+
+
+def _instructions(src: Path, suite: Path, tests: int) -> float:
+    """Machine instructions per test of read + parse + validate + build (callgrind)."""
+    # a fixed hash seed: set and dict orders (and so the work) do not vary between the runs
+    env = dict(os.environ, PYTHONPATH=str(src), PYTHONHASHSEED="0")
+    # once without valgrind first: what a run writes to the user's cache (the code of the
+    # records' methods) is then written before the counted runs, not in one of them only
+    warm = [sys.executable, "-P", "-c", _LOAD_CHILD, str(suite), str(tests)]
+    subprocess.run(warm, env=env, check=True, capture_output=True)
+    counts = []
+    for n in (0, tests):
+        argv = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+                sys.executable, "-P", "-c", _LOAD_CHILD, str(suite), str(n)]  # fmt: skip
+        err = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stderr
+        collected = [line for line in err.splitlines() if "Collected :" in line]
+        counts.append(int(collected[-1].split()[-1]))
+    return (counts[1] - counts[0]) / tests
+
+
+def instructions_bench(
+    args: argparse.Namespace, suite: Path, trees: list[tuple[str, Path]]
+) -> None:
+    """`--stages --instructions`: instructions per test of loading, for each tree."""
+    figures = {label: _instructions(src, suite, args.instructions_tests) for label, src in trees}
+    print(f"read + parse + validate + build, {args.instructions_tests} tests: machine "
+          "instructions per test (callgrind)")  # fmt: skip
+    for label, count in figures.items():
+        print(f"  {label:12}{count:14,.0f}")
+    if len(figures) > 1:
+        print(f"  ratio baseline / this tree: x{figures['baseline'] / figures['this tree']:.3f}")
+
+
 def stages_bench(args: argparse.Namespace) -> None:
     """`--stages`: CPU per test of each stage of `run --jobs 1` over the generated suite."""
     from run_bench import generate_suite
@@ -478,6 +534,9 @@ def stages_bench(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         suite = args.suite or Path(tmp)
         n = len(list(suite.rglob("*.litmus"))) if args.suite else generate_suite(suite)
+        if args.instructions:
+            instructions_bench(args, suite, trees)
+            return
         figures = {}
         for label, src in trees:
             profile = args.profile if label == "this tree" and args.profile else ""
@@ -520,6 +579,12 @@ def main() -> int:
     ap.add_argument("--passes", type=int, default=3, help="--stages: passes (the least counts)")
     ap.add_argument("--engine", default="auto", help="--stages: the engine")
     ap.add_argument("--profile", help="--stages: also write a cProfile of one pass to FILE")
+    ap.add_argument(
+        "--instructions", action="store_true", help="--stages: count instructions (callgrind)"
+    )
+    ap.add_argument(
+        "--instructions-tests", type=int, default=200, help="--instructions: tests loaded"
+    )
     ap.add_argument("--stages-only", action="store_true", help="--scale without the whole commands")
     ap.add_argument(
         "--scale",

@@ -458,7 +458,7 @@ def main(args: argparse.Namespace) -> int:
             summary.add(report.kind)
             for reporter in reporters:
                 reporter.add(report)
-            if i + 1 < len(files):
+            if console.live and i + 1 < len(files):  # the tally only for a progress line
                 console.progress(i + 1, summary.tally(), files[i + 1])
     finally:
         console.close()

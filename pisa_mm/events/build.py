@@ -236,9 +236,14 @@ class _Builder:
         **fields: object,
     ) -> int:
         eid = len(self.events)
-        self.src_addr[eid] = addr_src
-        self.src_data[eid] = data_src
-        self.src_ctrl[eid] = st.cdeps | ctrl_src
+        # only the events that have sources: most have none (`_dependencies` reads these)
+        if addr_src:
+            self.src_addr[eid] = addr_src
+        if data_src:
+            self.src_data[eid] = data_src
+        ctrl = st.cdeps | ctrl_src if ctrl_src else st.cdeps
+        if ctrl:
+            self.src_ctrl[eid] = ctrl
         fields.setdefault("guard", st.guard)
         fields.setdefault("parent", st.parent)
         fields.update(id=eid, thread=thread, instr=ins.index, span=ins.span, text=ins.text)
@@ -261,7 +266,8 @@ class _Builder:
             st, ins, thread, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src, **fields
         )
         st.parent = eid
-        self.aso.update((a, eid) for a in st.completed)
+        if st.completed:
+            self.aso.update((a, eid) for a in st.completed)
         return eid
 
     def _exit(
@@ -277,7 +283,8 @@ class _Builder:
         """End a path: `ins` is the `return` taken, the back-edge the bound cut, or the
         access whose address is invalid (`invalid`: the EXIT event carries the address)."""
         eid = len(self.events)
-        self.src_ctrl[eid] = st.cdeps
+        if st.cdeps:
+            self.src_ctrl[eid] = st.cdeps
         if ins is None:
             span, text = self.test.threads[thread].span, f"end of P{thread}"
         elif cut:
@@ -306,7 +313,8 @@ class _Builder:
         )
         self.events.append(ev)
         st.events.append(eid)
-        self.aso.update((a, eid) for a in st.completed)
+        if st.completed:
+            self.aso.update((a, eid) for a in st.completed)
         final = tuple(sorted(st.regs.items()))
         self.paths[thread].append(Path(tuple(st.events), st.guard, final, returned, cut, invalid))
 
@@ -784,7 +792,10 @@ class _Builder:
 def _element(base: Expr, offset: int) -> Expr:
     """The address of the element at byte `offset` from `base` (`mk` folds a constant)."""
     if isinstance(base, Const):
-        return Const((base.value + offset) & _ADDR_MASK, sem.ADDR_WIDTH)
+        value = (base.value + offset) & _ADDR_MASK
+        if value == base.value and base.width == sem.ADDR_WIDTH:
+            return base  # the element at offset 0 (every scalar access): no new Const
+        return Const(value, sem.ADDR_WIDTH)
     return sem.mk(Op.ADD, (base, Const(offset, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
 
 

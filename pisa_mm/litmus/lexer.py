@@ -131,21 +131,25 @@ def _reader(name: str) -> _Reader:
 
 
 class Context:
-    """The terminals one place of the grammar allows, and how one of them is read there."""
+    """The terminals one place of the grammar allows, and how one of them is read there:
+    `match` gives the token, `regex` (once compiled) the match object of the same token,
+    whose `lastgroup` is its kind (what `Lexer.next` reads, without `match`'s tuple)."""
 
-    __slots__ = ("match", "names", "order", "uses")
+    __slots__ = ("match", "names", "order", "regex", "uses")
 
     def __init__(self, *names: str) -> None:
         self.names = frozenset(names)
         self.order = sorted(self.names, key=_RANK.__getitem__)
         self.uses = 0
         self.match: Callable[[str, int], Token | None] = self._scan
+        self.regex: Callable[[str, int], re.Match[str] | None] | None = None
 
     def _scan(self, text: str, pos: int) -> Token | None:
         """Skip blanks and comments, then try each terminal in rank order."""
         self.uses += 1
         if self.uses >= _COMPILE_AFTER:
             self.match = _compile(self.names)
+            self.regex = _pattern(self.names)
         skip = _SKIP_RE.match(text, pos)
         start = pos if skip is None else skip.end()
         for name in self.order:
@@ -159,12 +163,18 @@ class Context:
 
 
 @functools.cache
-def _compile(names: frozenset[str]) -> Callable[[str, int], Token | None]:
-    """Skip blanks and comments, then read one token among `names`, with one regex (a group
-    per name)."""
+def _pattern(names: frozenset[str]) -> Callable[[str, int], re.Match[str] | None]:
+    """The `match` of one regex that skips blanks and comments, then reads one token among
+    `names` (a group per name)."""
     ordered = sorted(names, key=_RANK.__getitem__)
     alternatives = "|".join(f"(?P<{n}>{TERMINALS[n]})" for n in ordered)
-    match = re.compile(f"{_SKIP}(?:{alternatives})").match
+    return re.compile(f"{_SKIP}(?:{alternatives})").match
+
+
+@functools.cache
+def _compile(names: frozenset[str]) -> Callable[[str, int], Token | None]:
+    """Skip blanks and comments, then read one token among `names`, with one regex."""
+    match = _pattern(names)
 
     def read(text: str, pos: int) -> Token | None:
         m = match(text, pos)
@@ -181,14 +191,22 @@ def _compile(names: frozenset[str]) -> Callable[[str, int], Token | None]:
 _ANY_TOKEN = Context(*(frozenset(TERMINALS) - {"END"}))  # what a stray token is
 
 
+# What `Lexer.expect` raises when no token of the context is there: (the lexer, the
+# terminals expected, a message for the mistake) -> the error (litmus/parse_errors.py).
+ErrorFactory = Callable[["Lexer", frozenset[str], "str | None"], Exception]
+
+
 class Lexer:
     """The position in the text, and the last token read (its kind, text and place)."""
 
-    __slots__ = ("kind", "line", "line_start", "path", "pos", "start", "text", "value")
+    __slots__ = (
+        "error", "kind", "line", "line_start", "path", "pos", "start", "text", "value",
+    )  # fmt: skip
 
-    def __init__(self, text: str, path: str) -> None:
+    def __init__(self, text: str, path: str, error: ErrorFactory | None = None) -> None:
         self.text = text
         self.path = path
+        self.error = error
         self.pos = 0  # just after the last token read
         self.line = 1  # of the last token read (tokens never span lines)
         self.line_start = 0  # offset of that line
@@ -196,23 +214,36 @@ class Lexer:
         self.kind = ""
         self.value = ""
 
-    def next(self, ctx: Context) -> str | None:
-        """Read a token of one of `ctx`'s kinds; its kind, or None (nothing consumed)."""
-        token = ctx.match(self.text, self.pos)
-        if token is None:
-            return None
-        kind, start, end = token
-        pos = self.pos
+    def expect(self, ctx: Context, label: str | None = None) -> str:
+        """Read a token of one of `ctx`'s kinds and return its kind; when there is none,
+        raise the error of the factory given (`label`: a message for the mistake)."""
+        text, pos = self.text, self.pos
+        regex = ctx.regex
+        if regex is None:
+            token = ctx.match(text, pos)
+            if token is None:
+                raise self._error(ctx, label)
+            kind, start, end = token
+        else:
+            m = regex(text, pos)
+            if m is None:
+                raise self._error(ctx, label)
+            kind = m.lastgroup  # type: ignore[assignment]  # every alternative is a group
+            start, end = m.span(kind)
         if start != pos:
-            newlines = self.text.count("\n", pos, start)
+            newlines = text.count("\n", pos, start)
             if newlines:
                 self.line += newlines
-                self.line_start = self.text.rfind("\n", pos, start) + 1
+                self.line_start = text.rfind("\n", pos, start) + 1
         self.kind = kind
         self.start = start
         self.pos = end
-        self.value = self.text[start:end]
+        self.value = text[start:end]
         return kind
+
+    def _error(self, ctx: Context, label: str | None) -> Exception:
+        assert self.error is not None, "a lexer that expects is given an error factory"
+        return self.error(self, ctx.names, label)
 
     @property
     def col(self) -> int:

@@ -102,20 +102,19 @@ def parse_raw_prop(text: str, path: str) -> S.RawProp:
 
 class _Parser:
     def __init__(self, text: str, path: str) -> None:
-        self.lx = Lexer(text, path)
+        self.lx = Lexer(text, path, syntax_error)
+        # read a token of a context (`Lexer.expect`: a syntax error when there is none)
+        self.expect = self.lx.expect
         self.path = path
         self.text = text
 
     # ------------------------------------------------------------ tokens
-    def expect(self, ctx: C, label: str | None = None) -> str:
-        kind = self.lx.next(ctx)
-        if kind is None:
-            raise syntax_error(self.lx, ctx.names, label)
-        return kind
-
     def name(self) -> S.Name:
         """The last token as a Name."""
-        return S.Name(self.lx.value, self.lx.span())
+        lx = self.lx
+        line, line_start = lx.line, lx.line_start
+        span = Span(self.path, line, lx.start - line_start + 1, line, lx.pos - line_start + 1)
+        return S.Name(lx.value, span)
 
     def int_(self) -> S.RawInt:
         return S.RawInt(self.lx.value, self.lx.span())
@@ -132,11 +131,13 @@ class _Parser:
 
     def mark(self) -> tuple[int, int]:
         """Where the last token starts (a node's start)."""
-        return self.lx.line, self.lx.col
+        lx = self.lx
+        return lx.line, lx.start - lx.line_start + 1
 
     def until(self, start: tuple[int, int]) -> Span:
         """From `start` to the end of the last token."""
-        return Span(self.path, start[0], start[1], self.lx.line, self.lx.end_col)
+        lx = self.lx
+        return Span(self.path, start[0], start[1], lx.line, lx.pos - lx.line_start + 1)
 
     # ------------------------------------------------------------ the test
     def test(self) -> S.RawTest:
@@ -145,7 +146,7 @@ class _Parser:
         name = self.name()
         description: str | None = None
         metadata: list[tuple[str, str]] = []
-        meta_spans: list[Span] = []
+        meta_places: list[tuple[int, int, int]] = []
         kind = self.expect(_AFTER_HEADER)
         if kind == "STRING":
             description = self.lx.value[1:-1]
@@ -153,7 +154,8 @@ class _Parser:
         while kind == "META":
             key, _, value = self.lx.value.partition("=")
             metadata.append((key.strip(), value.strip()))
-            meta_spans.append(self.lx.span())
+            lx = self.lx
+            meta_places.append((lx.line, lx.start - lx.line_start + 1, lx.pos - lx.line_start + 1))
             kind = self.expect(_AFTER_DESCRIPTION)
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
@@ -196,7 +198,7 @@ class _Parser:
             condition,
             self.path,
             self.text,
-            tuple(meta_spans),
+            tuple(meta_places),
             filt,
         )
 

@@ -219,5 +219,14 @@ class RawTest:
     condition: RawCondition
     path: str
     source: str
-    metadata_spans: tuple[Span, ...] = ()  # one per `metadata` entry
+    # where each `metadata` entry is: (line, col, end col); its Span is made when asked
+    # (`metadata_spans`), since only an error shows one and a generated test has ten
+    metadata_places: tuple[tuple[int, int, int], ...] = ()
     filter: RawProp | None = None
+
+    @property
+    def metadata_spans(self) -> tuple[Span, ...]:
+        """One span per `metadata` entry."""
+        return tuple(
+            Span(self.path, line, col, line, end) for line, col, end in self.metadata_places
+        )

@@ -37,6 +37,13 @@ from pisa_mm.values.expr import FpFormat
 __all__ = ["validate", "validate_prop"]
 
 
+_QUANTIFIERS = {
+    "exists": Quantifier.EXISTS,
+    "~exists": Quantifier.NOT_EXISTS,
+    "forall": Quantifier.FORALL,
+}
+
+
 def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
     """Check and decode a raw test; the first violation raises PisaMMError."""
     ctx = Ctx(raw.path, raw.source, strict, {}, [])
@@ -143,11 +150,7 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
     checker = CondChecker(ctx, reg_tables, placements, reg_floats)
     locations = tuple(checker.observable(o)[0] for o in raw.locations)
     cond = raw.condition
-    quant = {
-        "exists": Quantifier.EXISTS,
-        "~exists": Quantifier.NOT_EXISTS,
-        "forall": Quantifier.FORALL,
-    }[cond.quantifier.text]
+    quant = _QUANTIFIERS[cond.quantifier.text]
     condition = Condition(quant, checker.prop(cond.prop), cond.span)
     return LitmusTest(
         raw.name.text,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pisa_mm.outcomes.condition import observation
-from pisa_mm.outcomes.model import TestResult, Verdict
+from pisa_mm.outcomes.model import State, TestResult, Verdict
 
 __all__ = [
     "CUT_NOTE",
@@ -46,7 +46,8 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     if result.verdict_only:
         return _verdict_block(lines, result, time=time)
     lines.append(f"States {len(result.states)}")
-    lines.extend(str(s) for s in sorted(result.states))
+    # by their values, as State's order is (a key, not a comparison method call per pair)
+    lines.extend(str(s) for s in sorted(result.states, key=_values))
     lines.append(result.verdict.value)
     lines.append("Witnesses" if result.counts_executions else "Witnesses (states)")
     lines.append(f"Positive: {result.positive} Negative: {result.negative}")
@@ -68,6 +69,10 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
     if result.liveness is not None:
         lines.append(result.liveness.line)
     return "\n".join(lines) + "\n"
+
+
+def _values(state: State) -> tuple[tuple[str, int], ...]:
+    return state.values
 
 
 # Not herd (whose -speedcheck prints its usual block over the executions it saw before

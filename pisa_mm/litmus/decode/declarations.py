@@ -104,6 +104,8 @@ def thread_placements(raw: S.RawTest) -> list[ThreadPlacement]:
 def thread_index(name: S.Name, what: str) -> int:
     text = name.text
     digits = text[1:] if text.startswith("P") else text
+    if len(digits) < 19 and digits.isascii() and digits.isdigit():
+        return int(digits)  # the common case, as int_literal reads it
     return int_literal(digits, name.span, f"{what} thread number")
 
 

@@ -13,8 +13,11 @@ from pisa_mm.values.fp import float_literal_to_bits
 
 def int_bits(raw: S.RawInt, width: int, what: str = "operand") -> int:
     """An integer literal as a `width`-bit pattern: decimal sign-extends, hex zero-extends."""
-    value = raw.value
-    if raw.is_hex and value >= 0:
+    text = raw.text
+    if len(text) < 19 and text.isascii() and text.isdigit():
+        value = int(text)  # the common case: a plain decimal, as `raw.value` reads it
+        ok = value < (1 << width)
+    elif (value := raw.value) >= 0 and raw.is_hex:
         ok = value < (1 << width)
     else:
         ok = -(1 << (width - 1)) <= value < (1 << width)
