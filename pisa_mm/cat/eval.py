@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar, assert_never
 
 from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
-from pisa_mm.cat.compact import Apart, Classes, Forest, Orders, Rows
+from pisa_mm.cat.compact import SHAPES, Apart, Blocks, Classes, Forest, Orders, Rows
 from pisa_mm.cat.inline import Inliner, Slots
 from pisa_mm.cat.schedule import schedule
 from pisa_mm.cat.support import expr_support, supports
@@ -219,8 +219,8 @@ class _Geo:
         return int.from_bytes(buf, "little")
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
-        if isinstance(pairs, Orders | Classes | Apart | Forest):
-            return self.shape_bits(pairs)
+        if type(pairs) in SHAPES:
+            return self.shape_bits(pairs)  # type: ignore[arg-type]
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.
@@ -245,6 +245,8 @@ class _Geo:
         return _memo(self.shapes, rel, self._shape_bits, self.memo_limit)
 
     def _shape_bits(self, rel: Rows) -> int:
+        if self.n <= _SMALL and isinstance(rel, Classes | Apart | Blocks):
+            return self._small_products(rel)
         index = self.index
         rows = [0] * self.n
         match rel:
@@ -270,6 +272,11 @@ class _Geo:
                         if i is not None:
                             rows[i] |= tail
                             tail |= 1 << i
+            case Blocks(blocks=blocks):
+                for left, right in blocks:
+                    bits = self.set_bits(right)
+                    for i in _bits_of(self.set_bits(left)):
+                        rows[i] |= bits
             case Forest(parents=parents):
                 # Descendants, deepest first: each node adds its own to its parent's.
                 below = [0] * len(parents)
@@ -291,6 +298,24 @@ class _Geo:
                     bits |= row << (i * n)
             return bits
         return self.join(rows)
+
+    def _small_products(self, rel: Classes | Apart | Blocks) -> int:
+        """The shapes made of products (classes, blocks), on a small universe: one
+        cartesian product per class or block."""
+        cartesian = self.cartesian
+        bits = 0
+        if isinstance(rel, Blocks):
+            for left, right in rel.blocks:
+                bits |= cartesian(self.set_bits(left), self.set_bits(right))
+            return bits
+        for group in rel.classes:
+            s = self.set_bits(group)
+            bits |= cartesian(s, s)
+        if isinstance(rel, Apart):
+            # Every other event of `events` outside one's own class.
+            among = self.set_bits(rel.events)
+            return cartesian(among, among) & ~bits & ~self.diag
+        return bits
 
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
