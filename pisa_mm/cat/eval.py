@@ -439,6 +439,13 @@ class _Geo:
         n = self.n
         if self.big and r.bit_count() > 8:
             return _memo(self.transposed, r, lambda x: big.transpose(x, n), self.memo_limit)
+        if self.closures is not None and r.bit_count() >= n:
+            # Dense (hb^-1), memoised as closures are: candidates share their hb.
+            return _memo(self.transposed, r, self._transpose, self.memo_limit)
+        return self._transpose(r)
+
+    def _transpose(self, r: int) -> int:
+        n = self.n
         if r.bit_count() < n:
             # Sparse (rf, rmw): one step per pair.
             out = 0
