@@ -368,10 +368,16 @@ class _Geo:
         if not a or not b:
             return 0
         memo = self.composed
-        compute = self._compose_big if self.big else self._compose
         if memo is None:
-            return compute(a, b)
-        return _memo(memo, (a, b), lambda ab: compute(*ab), self.memo_limit)
+            return self._compose(a, b)
+        # `_memo` inlined: this runs several times per candidate, most often a hit.
+        key = (a, b)
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= self.memo_limit:
+                memo.clear()
+            hit = memo[key] = self._compose_big(a, b) if self.big else self._compose(a, b)
+        return hit
 
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
@@ -415,10 +421,14 @@ class _Geo:
 
     def closure(self, r: int) -> int:
         memo = self.closures
-        compute = self._closure_big if self.big else self._closure
         if memo is None or not r:
-            return compute(r)
-        return _memo(memo, r, compute, self.memo_limit)
+            return self._closure_big(r) if self.big else self._closure(r)
+        hit = memo.get(r)
+        if hit is None:
+            if len(memo) >= self.memo_limit:
+                memo.clear()
+            hit = memo[r] = self._closure_big(r) if self.big else self._closure(r)
+        return hit
 
     def _closure_big(self, r: int) -> int:
         closed = big.closure(self.split(r))
