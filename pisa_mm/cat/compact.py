@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 
 from pisa_mm.records import record
 
-__all__ = ["Apart", "Classes", "Forest", "Orders", "Rows"]
+__all__ = ["SHAPES", "Apart", "Blocks", "Classes", "Forest", "Orders", "Rows"]
 
 
 @record
@@ -86,4 +86,23 @@ class Forest:
                 anc = self.parents[anc]
 
 
-Rows = Orders | Classes | Apart | Forest
+@record
+class Blocks:
+    """A union of products: every pair of `left` x `right`, for each `(left, right)` of
+    `blocks` (scope inclusion: linearly many ids for quadratically many pairs)."""
+
+    blocks: tuple[tuple[frozenset[int], frozenset[int]], ...]
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        seen: set[tuple[int, int]] = set()
+        for left, right in self.blocks:
+            for a in sorted(left):
+                for b in sorted(right):
+                    if (a, b) not in seen:
+                        seen.add((a, b))
+                        yield a, b
+
+
+Rows = Orders | Classes | Apart | Forest | Blocks
+# The shapes' types, for a membership test (cheaper than isinstance with a union).
+SHAPES: frozenset[type] = frozenset({Orders, Classes, Apart, Forest, Blocks})

@@ -25,9 +25,10 @@ from typing import Protocol, TypeVar, assert_never
 
 from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
-from pisa_mm.cat.compact import Apart, Classes, Forest, Orders, Rows
+from pisa_mm.cat.compact import SHAPES, Apart, Blocks, Classes, Forest, Orders, Rows
 from pisa_mm.cat.inline import Inliner, Slots
 from pisa_mm.cat.schedule import schedule
+from pisa_mm.cat.support import expr_support, supports
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -218,8 +219,8 @@ class _Geo:
         return int.from_bytes(buf, "little")
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
-        if isinstance(pairs, Orders | Classes | Apart | Forest):
-            return self.shape_bits(pairs)
+        if type(pairs) in SHAPES:
+            return self.shape_bits(pairs)  # type: ignore[arg-type]
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.
@@ -239,12 +240,13 @@ class _Geo:
 
     def shape_bits(self, rel: Rows) -> int:
         """The bits of a relation given by its shape (cat/compact.py): a row per event,
-        each built in n/64 word steps, and no pair listed."""
-        if self.big:
-            return _memo(self.shapes, rel, self._shape_bits, self.memo_limit)
-        return self._shape_bits(rel)
+        each built in n/64 word steps, and no pair listed. Memoised by value: the
+        candidates of one session share their co orders, and loc when it is dynamic."""
+        return _memo(self.shapes, rel, self._shape_bits, self.memo_limit)
 
     def _shape_bits(self, rel: Rows) -> int:
+        if self.n <= _SMALL and isinstance(rel, Classes | Apart | Blocks):
+            return self._small_products(rel)
         index = self.index
         rows = [0] * self.n
         match rel:
@@ -270,6 +272,11 @@ class _Geo:
                         if i is not None:
                             rows[i] |= tail
                             tail |= 1 << i
+            case Blocks(blocks=blocks):
+                for left, right in blocks:
+                    bits = self.set_bits(right)
+                    for i in _bits_of(self.set_bits(left)):
+                        rows[i] |= bits
             case Forest(parents=parents):
                 # Descendants, deepest first: each node adds its own to its parent's.
                 below = [0] * len(parents)
@@ -283,7 +290,32 @@ class _Geo:
                         rows[i] = below[e]
             case _:
                 assert_never(rel)
+        if self.n <= _SMALL:
+            # A few machine words: shifting each row into place is cheaper than merging.
+            n, bits = self.n, 0
+            for i, row in enumerate(rows):
+                if row:
+                    bits |= row << (i * n)
+            return bits
         return self.join(rows)
+
+    def _small_products(self, rel: Classes | Apart | Blocks) -> int:
+        """The shapes made of products (classes, blocks), on a small universe: one
+        cartesian product per class or block."""
+        cartesian = self.cartesian
+        bits = 0
+        if isinstance(rel, Blocks):
+            for left, right in rel.blocks:
+                bits |= cartesian(self.set_bits(left), self.set_bits(right))
+            return bits
+        for group in rel.classes:
+            s = self.set_bits(group)
+            bits |= cartesian(s, s)
+        if isinstance(rel, Apart):
+            # Every other event of `events` outside one's own class.
+            among = self.set_bits(rel.events)
+            return cartesian(among, among) & ~bits & ~self.diag
+        return bits
 
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
@@ -336,10 +368,16 @@ class _Geo:
         if not a or not b:
             return 0
         memo = self.composed
-        compute = self._compose_big if self.big else self._compose
         if memo is None:
-            return compute(a, b)
-        return _memo(memo, (a, b), lambda ab: compute(*ab), self.memo_limit)
+            return self._compose(a, b)
+        # `_memo` inlined: this runs several times per candidate, most often a hit.
+        key = (a, b)
+        hit = memo.get(key)
+        if hit is None:
+            if len(memo) >= self.memo_limit:
+                memo.clear()
+            hit = memo[key] = self._compose_big(a, b) if self.big else self._compose(a, b)
+        return hit
 
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
@@ -383,10 +421,14 @@ class _Geo:
 
     def closure(self, r: int) -> int:
         memo = self.closures
-        compute = self._closure_big if self.big else self._closure
         if memo is None or not r:
-            return compute(r)
-        return _memo(memo, r, compute, self.memo_limit)
+            return self._closure_big(r) if self.big else self._closure(r)
+        hit = memo.get(r)
+        if hit is None:
+            if len(memo) >= self.memo_limit:
+                memo.clear()
+            hit = memo[r] = self._closure_big(r) if self.big else self._closure(r)
+        return hit
 
     def _closure_big(self, r: int) -> int:
         closed = big.closure(self.split(r))
@@ -407,6 +449,13 @@ class _Geo:
         n = self.n
         if self.big and r.bit_count() > 8:
             return _memo(self.transposed, r, lambda x: big.transpose(x, n), self.memo_limit)
+        if self.closures is not None and r.bit_count() >= n:
+            # Dense (hb^-1), memoised as closures are: candidates share their hb.
+            return _memo(self.transposed, r, self._transpose, self.memo_limit)
+        return self._transpose(r)
+
+    def _transpose(self, r: int) -> int:
+        n = self.n
         if r.bit_count() < n:
             # Sparse (rf, rmw): one step per pair.
             out = 0
@@ -576,9 +625,10 @@ _TESTS: dict[CheckKind, Callable[[_Geo, int], bool]] = {
 
 
 class _Ctx:
-    """The state of one evaluation: values by slot (definitions, built-ins, cached nodes)."""
+    """The state of one evaluation: values by slot (definitions, built-ins, cached nodes),
+    and per reuse group (`_Group`) the results of its checks known so far."""
 
-    __slots__ = ("base", "geo", "session", "vals")
+    __slots__ = ("base", "geo", "results", "session", "vals")
 
     def __init__(
         self, base: BaseRelations, geo: _Geo, session: list[int | None], vals: list[int | None]
@@ -587,6 +637,17 @@ class _Ctx:
         self.geo = geo
         self.session = session
         self.vals = vals
+        self.results: list[dict[int, bool]] = []
+
+
+@record
+class _Group:
+    """The values whose support (cat/support.py) is `support`, a proper part of the dynamic
+    built-ins: `keys` are the slots of those built-ins, `slots` the slots of the values."""
+
+    support: frozenset[str]
+    keys: tuple[int, ...]
+    slots: tuple[int, ...]
 
 
 class Evaluator:
@@ -609,13 +670,22 @@ class Evaluator:
         self._nslots = 0
         # Defined or built-in name -> (function reading its value, whether it is static).
         self._readers: dict[str, tuple[_Fn, bool]] = {}
+        # The slots of the defined names and of the dynamic built-ins (for `_Group`).
+        self._def_slots: dict[str, int] = {}
+        self._inputs: dict[str, tuple[int, _Fn]] = {}
         self._fn_of: dict[int, _Fn] = {}  # id(expression node) -> its compiled function
         # Where the compiled values live, for the generated functions (cat/inline.py).
         self._slots = Slots(fns=self._fn_of)
         self._inliner = Inliner(self._slots, model.type_of, _static_cache, model.path)
         self._compile_definitions()
-        self._axioms = [(c, self._compile_check(c)) for c in selected if not c.is_flag]
-        self._flags = [(c, self._compile_check(c)) for c in selected if c.is_flag]
+        tests = [self._check_test(c) for c in selected]
+        self._groups, group_of = self._reuse_groups(selected)
+        tests = [
+            _known(k, g, t) if g is not None else t
+            for k, (g, t) in enumerate(zip(group_of, tests, strict=True))
+        ]
+        self._axioms = [(c, t) for c, t in zip(selected, tests, strict=True) if not c.is_flag]
+        self._flags = [(c, t) for c, t in zip(selected, tests, strict=True) if c.is_flag]
         # The order `fail_fast` tries the axioms in: cheapest first (cat/schedule.py).
         recursive = {
             d.name
@@ -632,6 +702,10 @@ class Evaluator:
         self._key: Hashable | None = None
         self._geo: _Geo | None = None
         self._session: list[int | None] = []
+        # Per group: the key of the last evaluation of this session, its values and its
+        # checks' results (see `_reuse`).
+        self._last: list[tuple[tuple[int | None, ...], list[int | None], dict[int, bool]] | None]
+        self._last = [None] * len(self._groups)
 
     # ---------------------------------------------------------------- public
 
@@ -659,11 +733,14 @@ class Evaluator:
         if static_key is None or static_key != self._key or geo is None or geo.events != events:
             geo = _Geo(events)
             session: list[int | None] = [None] * self._nslots
+            self._last = [None] * len(self._groups)
             if static_key is not None:
                 self._key, self._geo, self._session = static_key, geo, session
         else:
             session = self._session
         ctx = _Ctx(base, geo, session, session.copy())
+        if self._groups:
+            self._reuse(ctx)
         if fail_fast:
             # Cheapest first; on a failure, which axiom failed first in model order is
             # settled only if asked (`EvalResult._complete`).
@@ -683,7 +760,56 @@ class Evaluator:
             passed.extend(bool(test(ctx)) for _, test in self._flags)
         return EvalResult(self, ctx, passed, consistent)
 
+    def _reuse(self, ctx: _Ctx) -> None:
+        """Take from the session's previous evaluation the values (and check results) of each
+        group whose dynamic built-ins have the same value in both: candidates that share rf
+        share every value computed from rf alone. The dynamic built-ins are read first."""
+        vals = ctx.vals
+        for slot, reader in self._inputs.values():
+            if vals[slot] is None:
+                reader(ctx)
+        results = ctx.results
+        last = self._last
+        for k, group in enumerate(self._groups):
+            key = tuple([vals[s] for s in group.keys])
+            before = last[k]
+            if before is not None and before[0] == key:
+                old = before[1]
+                for s in group.slots:
+                    v = old[s]
+                    if v is not None:
+                        vals[s] = v
+                known = before[2]
+            else:
+                known = {}
+            results.append(known)
+            last[k] = (key, vals, known)
+
     # ---------------------------------------------------------------- compilation
+
+    def _reuse_groups(self, checks: Sequence[Check]) -> tuple[list[_Group], list[int | None]]:
+        """The groups of values by support, for the supports that are a proper part of the
+        dynamic built-ins the model reads, and the group of each check (None: none)."""
+        read = frozenset(self._inputs)
+        if len(read) < 2:
+            return [], [None] * len(checks)
+        of_name = supports(self.model, self.dynamic)
+        by_support: dict[frozenset[str], list[int]] = {}
+        for name, slot in self._def_slots.items():
+            sup = of_name.get(name, frozenset())
+            if sup and sup < read:
+                by_support.setdefault(sup, []).append(slot)
+        for check in checks:
+            sup = expr_support(check.expr, of_name, self.dynamic)
+            if sup and sup < read:
+                by_support.setdefault(sup, [])
+        groups = []
+        for sup, slots in by_support.items():
+            keys = tuple(self._inputs[n][0] for n in sorted(sup))
+            groups.append(_Group(sup, keys, tuple(slots)))
+        index = {g.support: k for k, g in enumerate(groups)}
+        group_of = [index.get(expr_support(c.expr, of_name, self.dynamic)) for c in checks]
+        return groups, group_of
 
     def _new_slot(self) -> int:
         self._nslots += 1
@@ -712,6 +838,7 @@ class Evaluator:
                 slots = self._compile_rec_group(item)
             for d, slot in zip(group, slots, strict=True):
                 depth[d.name], deps[d.name], slot_of[d.name] = level, used, slot
+                self._def_slots[d.name] = slot
                 raw[d.name] = self._readers[d.name][0]
                 if level > _DEEP:
                     forcing = _forcing(d.name, raw, deps, slot_of)
@@ -745,7 +872,7 @@ class Evaluator:
         bodies.extend(self._compile(d.expr)[0] for d in group.definitions)
         return slots
 
-    def _compile_check(self, check: Check) -> Callable[[_Ctx], bool]:
+    def _check_test(self, check: Check) -> Callable[[_Ctx], bool]:
         fn, static = self._compile(check.expr)
         holds = _TESTS[check.kind]
         if not static and isinstance(check.expr, Unary | Binary):
@@ -794,6 +921,8 @@ class Evaluator:
             slot = self._new_slot()
             self._readers[name] = (_slot_reader(slot, getter, static), static)
             self._slots.names[name] = (slot, self._readers[name][0])
+            if not static:
+                self._inputs[name] = (slot, self._readers[name][0])
         return self._readers[name]
 
     def _compile_unary(self, op: UnaryOp, arg: Expr) -> tuple[_Fn, bool]:
@@ -854,6 +983,20 @@ class Evaluator:
             return r(c) & m if m else 0
 
         return h, ss and rs
+
+
+def _known(index: int, group: int, test: Callable[[_Ctx], bool]) -> Callable[[_Ctx], bool]:
+    """The test of check `index`, whose result is kept in its group's results: an earlier
+    evaluation with the same dynamic built-ins it reads may have found it already."""
+
+    def known(c: _Ctx) -> bool:
+        results = c.results[group]
+        hit = results.get(index)
+        if hit is None:
+            hit = results[index] = test(c)
+        return hit
+
+    return known
 
 
 def _forcing(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 
-from pisa_mm.cat.compact import Apart, Classes, Forest, Rows
+from pisa_mm.cat.compact import Apart, Blocks, Classes, Forest, Rows
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.model import Event, EventStructure, Location, Placement
 
@@ -336,7 +336,7 @@ class StaticRelations(Mapping[str, Pairs]):
         self._shapes: dict[str, Rows] = {}
 
     def shape(self, name: str) -> Rows | None:
-        """`po`, `ext` and the class relations by their shape (cat/compact.py), or None for
+        """`po`, `ext`, `incl` and the class relations by their shape (cat/compact.py), or None for
         the others: linear in the events where their pairs are quadratic. Over every event
         of the structure; a consumer restricts them to the events that happen."""
         hit = self._shapes.get(name)
@@ -349,6 +349,8 @@ class StaticRelations(Mapping[str, Pairs]):
                 hit = Apart(ids, tuple(frozenset(c) for c in threads))
             elif name in _CLASS_RELATIONS:
                 hit = Classes(tuple(frozenset(c) for c in self.classes(name)))
+            elif name == "incl":
+                hit = Blocks(tuple((frozenset(a), frozenset(b)) for a, b in incl_blocks(self.es)))
             else:
                 return None
             self._shapes[name] = hit

@@ -361,26 +361,25 @@ def run_test(
     for cand, result in _judged(structure, model, False, prune):
         if not result.consistent:
             continue
-        raised = tuple(_witness(structure, n, result, cand) for n in result.flags)
+        # A flag's witness is that of the first execution that raises it: found only then.
         if cand.cut:
             cut += 1
-            for f in raised:
-                cut_flags.setdefault(f.name, replace(f, cut=True))
+            for n in result.flags:
+                if n not in cut_flags:
+                    cut_flags[n] = replace(_witness(structure, n, result, cand), cut=True)
             continue
-        if cand.ended:  # no final state to filter or count, but its flags stand
-            for f in raised:
-                flags.setdefault(f.name, f)
-            continue
-        values = _project(test, structure, cand, obs, regs)
-        if not passes_filter(test, values):
-            continue
-        states.add(make_state(values))
-        if eval_prop(prop, values):
-            positive += 1
-        else:
-            negative += 1
-        for f in raised:
-            flags.setdefault(f.name, f)
+        if not cand.ended:  # an ended one has no final state to filter or count
+            values = _project(test, structure, cand, obs, regs)
+            if not passes_filter(test, values):
+                continue
+            states.add(make_state(values))
+            if eval_prop(prop, values):
+                positive += 1
+            else:
+                negative += 1
+        for n in result.flags:
+            if n not in flags:
+                flags[n] = _witness(structure, n, result, cand)
     for name, f in cut_flags.items():
         flags.setdefault(name, f)
     return TestResult(
