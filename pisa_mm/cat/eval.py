@@ -21,7 +21,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from itertools import pairwise
-from typing import Protocol, TypeVar, assert_never
+from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
@@ -159,6 +159,7 @@ class _Geo:
 
     __slots__ = (
         "big",
+        "clock",
         "closures",
         "colmask",
         "composed",
@@ -189,6 +190,7 @@ class _Geo:
         # every candidate), a few of each. Bounded: cleared when full.
         small = n <= _SMALL
         self.big = n > _BIG
+        self.clock = 0  # for the memos of a big universe (`memo`)
         self.memo_limit = _BIG_MEMO_LIMIT if self.big else _MEMO_LIMIT
         memo = small or self.big
         self.closures: dict[int, int] | None = {} if memo else None
@@ -220,6 +222,8 @@ class _Geo:
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         if isinstance(pairs, Orders | Classes | Apart | Forest):
             return self.shape_bits(pairs)
+        if isinstance(pairs, Collection) and not pairs:
+            return 0  # no rf yet (a partial candidate): no n*n-bit buffer
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.
@@ -241,7 +245,7 @@ class _Geo:
         """The bits of a relation given by its shape (cat/compact.py): a row per event,
         each built in n/64 word steps, and no pair listed."""
         if self.big:
-            return _memo(self.shapes, rel, self._shape_bits, self.memo_limit)
+            return self.memo(self.shapes, rel, self._shape_bits)
         return self._shape_bits(rel)
 
     def _shape_bits(self, rel: Rows) -> int:
@@ -284,6 +288,24 @@ class _Geo:
             case _:
                 assert_never(rel)
         return self.join(rows)
+
+    def memo(self, memo: dict[_K, _V], key: _K, compute: Callable[[_K], _V]) -> _V:
+        """`compute(key)`, memoised in `memo`. On a big universe the memo holds a few values
+        and drops the least recently used one: a value every candidate shares (hb when sw is
+        empty) stays while each candidate's own ones come and go."""
+        if not self.big:
+            return _memo(memo, key, compute, self.memo_limit)
+        # Each entry is [value, when last used]: a hit hashes its key once (n*n bits).
+        aged = cast(dict[_K, list[Any]], memo)
+        self.clock += 1
+        entry = aged.get(key)
+        if entry is None:
+            if len(aged) >= self.memo_limit:
+                del aged[min(aged.items(), key=lambda kv: kv[1][1])[0]]
+            entry = aged[key] = [compute(key), self.clock]
+        else:
+            entry[1] = self.clock
+        return cast(_V, entry[0])
 
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
@@ -336,10 +358,31 @@ class _Geo:
         if not a or not b:
             return 0
         memo = self.composed
+        if self.big:
+            # `r ; x?` and `x? ; r` (eco?, hb?): the identity part is r itself, and what is
+            # left is often a few pairs, composed without splitting anything.
+            diag = self.diag
+            if b & diag == diag:
+                return a | self.compose(a, b ^ diag)
+            if a & diag == diag:
+                return b | self.compose(a ^ diag, b)
+            if b.bit_count() <= _FEW:
+                return self._compose_few_right(a, b)
         compute = self._compose_big if self.big else self._compose
         if memo is None:
             return compute(a, b)
-        return _memo(memo, (a, b), lambda ab: compute(*ab), self.memo_limit)
+        return self.memo(memo, (a, b), lambda ab: compute(*ab))
+
+    def _compose_few_right(self, a: int, b: int) -> int:
+        """a;b for a few pairs (j, k) in b: column j of a, moved to column k (a few whole-int
+        operations each, where splitting a costs n row operations)."""
+        n, colmask, out = self.n, self.colmask, 0
+        for pos in _bits_of(b):
+            j, k = divmod(pos, n)
+            col = (a >> j) & colmask
+            if col:
+                out |= col << k
+        return out
 
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
@@ -383,10 +426,30 @@ class _Geo:
 
     def closure(self, r: int) -> int:
         memo = self.closures
+        if self.big and r.bit_count() <= _FEW:
+            return self._closure_few(r)
         compute = self._closure_big if self.big else self._closure
         if memo is None or not r:
             return compute(r)
-        return _memo(memo, r, compute, self.memo_limit)
+        return self.memo(memo, r, compute)
+
+    def _closure_few(self, r: int) -> int:
+        """The closure of a few pairs (a partial coherence order, rf edges) on a big
+        universe: over their own events, never splitting n rows."""
+        n = self.n
+        succ: dict[int, set[int]] = {}
+        for pos in _bits_of(r):
+            i, j = divmod(pos, n)
+            succ.setdefault(i, set()).add(j)
+        changed = True
+        while changed:  # at most _FEW pairs: a few rounds of a few steps
+            changed = False
+            for targets in succ.values():
+                more = set().union(*(succ.get(t, ()) for t in targets)) - targets
+                if more:
+                    targets |= more
+                    changed = True
+        return big.from_positions((i * n + j for i, ts in succ.items() for j in ts), n * n)
 
     def _closure_big(self, r: int) -> int:
         closed = big.closure(self.split(r))
@@ -406,7 +469,7 @@ class _Geo:
     def transpose(self, r: int) -> int:
         n = self.n
         if self.big and r.bit_count() > 8:
-            return _memo(self.transposed, r, lambda x: big.transpose(x, n), self.memo_limit)
+            return self.memo(self.transposed, r, lambda x: big.transpose(x, n))
         if r.bit_count() < n:
             # Sparse (rf, rmw): one step per pair.
             out = 0
@@ -472,7 +535,9 @@ class _Geo:
 
     def is_acyclic(self, r: int) -> bool:
         if self.big:
-            return not r or big.acyclic(self.split(r))
+            if r.bit_count() <= _FEW:
+                return not self._closure_few(r) & self.diag
+            return big.acyclic(self.split(r))
         return not (self.closure(r) & self.diag)
 
     def is_irreflexive(self, r: int) -> bool:

@@ -362,26 +362,27 @@ def run_test(
     for cand, result in _judged(structure, model, False, prune):
         if not result.consistent:
             continue
-        raised = tuple(_witness(structure, n, result, cand) for n in result.flags)
         if cand.cut:
             cut += 1
-            for f in raised:
-                cut_flags.setdefault(f.name, replace(f, cut=True))
+            for name in result.flags:
+                if name not in cut_flags:
+                    f = _witness(structure, name, result, cand)
+                    cut_flags[name] = replace(f, cut=True)
             continue
-        if cand.ended:  # no final state to filter or count, but its flags stand
-            for f in raised:
-                flags.setdefault(f.name, f)
-            continue
-        values = _project(test, structure, cand, obs, regs)
-        if not passes_filter(test, values):
-            continue
-        states.add(make_state(values))
-        if eval_prop(prop, values):
-            positive += 1
-        else:
-            negative += 1
-        for f in raised:
-            flags.setdefault(f.name, f)
+        if not cand.ended:  # an ended one has no final state to filter or count
+            values = _project(test, structure, cand, obs, regs)
+            if not passes_filter(test, values):
+                continue
+            states.add(make_state(values))
+            if eval_prop(prop, values):
+                positive += 1
+            else:
+                negative += 1
+        # Only the first witness of each flag is reported: the others are never computed
+        # (a witness lists the pairs of a relation over every event).
+        for name in result.flags:
+            if name not in flags:
+                flags[name] = _witness(structure, name, result, cand)
     for name, f in cut_flags.items():
         flags.setdefault(name, f)
     return TestResult(
