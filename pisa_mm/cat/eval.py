@@ -172,6 +172,7 @@ class _Geo:
         "rowmask",
         "rows_of",
         "shapes",
+        "splits",
         "spread8",
         "transposed",
     )
@@ -197,6 +198,7 @@ class _Geo:
         self.composed: dict[tuple[int, int], int] | None = {} if memo else None
         self.transposed: dict[int, int] = {}
         self.shapes: dict[Rows, int] = {}
+        self.splits: dict[int, list[int]] = {}
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
         # one value is often the operand of several operations (hb in three checks).
         self.rows_of: dict[int, tuple[int, list[int]]] = {}
@@ -312,7 +314,10 @@ class _Geo:
         hit = self.rows_of.get(id(r))
         if hit is not None and hit[0] is r:
             return hit[1]
-        rows = big.split(r, self.n)
+        # By value too: a value every candidate recomputes alike (`[M] ; hb` when sw is
+        # empty) is split once, for the price of hashing it.
+        n = self.n
+        rows = self.memo(self.splits, r, lambda x: big.split(x, n))
         self._keep_rows(r, rows)
         return rows
 
@@ -387,13 +392,15 @@ class _Geo:
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
         if a.bit_count() <= _FEW:
-            # A few pairs (rf^-1, rmw): their rows of b, not a split of a.
-            rows_b = self.split(b)
-            few = [0] * n
+            # A few pairs (rf^-1, rmw): their rows of b, moved to their rows (whole-int
+            # steps, or b's rows when it is split already), not a split of a.
+            hit = self.rows_of.get(id(b))
+            rowmask, moved = self.rowmask, 0
             for k in _bits_of(a):
                 i, j = divmod(k, n)
-                few[i] |= rows_b[j]
-            return self.join(few)
+                row = hit[1][j] if hit is not None and hit[0] is b else (b >> (j * n)) & rowmask
+                moved |= row << (i * n)
+            return moved
         # Up to 64 row unions per row: past that the column algorithm's n steps are cheaper.
         out = big.compose(self.split(a), self.split(b), 64 * n)
         return self._compose(a, b) if out is None else self.join(out)
