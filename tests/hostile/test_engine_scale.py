@@ -134,5 +134,6 @@ def test_1000_stores_of_one_work_item(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 @pytest.mark.slow
-def test_2000_storing_work_items(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    _check_threads(_run(tmp_path, capsys, many_threads(2000)))
+@pytest.mark.parametrize("n", [2000, 4000])
+def test_storing_work_items(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int) -> None:
+    _check_threads(_run(tmp_path, capsys, many_threads(n)))
