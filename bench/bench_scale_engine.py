@@ -15,9 +15,11 @@ the same run, and the last column is the baseline's CPU time over this tree's.
         [--sizes 250,500,1000,2000,4000] [--engine explicit,auto] [--timeout 60]
         [--baseline SRC]
 
-Measured (2 shared cores, CPU seconds; stores with --engine explicit, the others auto):
-stores 250 / 500 / 1,000 / 2,000: 1.5 / 4.6 / 16 / 100 s here, 2.2 / 8.8 / 50 / (over 200) s
-on 6d0e5cf; 4,000 stores still end as `Unknown (timeout)` at 60 s (docs/scaling.md).
+Measured (CPU seconds of each child, 2 cores shared by 5 sessions, against 6d0e5cf with
+--baseline): stores (explicit) 250 / 500 / 1,000: 1.7 / 3.3 / 17.8 s (was 2.9 / 10.1 / 48.8);
+threads (auto) 1,000 / 2,000 / 4,000: 1.4 / 2.8 / 7.8 s (was 2.1 / 7.8 / 42); loads (auto)
+4,000: 4.2 s (was 4.4). 2,000 and 4,000 stores still end as `Unknown (timeout)`
+(docs/robustness.md, "Size").
 """
 
 from __future__ import annotations
