@@ -1,73 +1,98 @@
 """Benchmark: CPU time and peak RSS of `pisa-mm run --engine E` against the size of big, easy tests.
 
-Two shapes of bench_frontend.py (issue 14): `stores`, one thread storing n times to @x and a
-second loading it once (n+1 candidates: co among the stores is forced by the model), and
-`loads`, n threads each loading @x once (one candidate). Each size runs as its own
-`pisa-mm run --timeout T --no-time` process; the figures are its CPU time (user + sys of the
-child) and peak RSS, the verdict line (`Unknown` when the budget ran out), and the growth of
-the CPU time against the previous size (2.0 per doubling is linear, 8.0 cubic). `--engine`
-takes a list: each shape runs under each engine (`auto` picks explicit on these: BIG_EVENTS
-in explicit/auto.py).
+Three shapes of bench_frontend.py (issue 14): `stores`, one thread storing n times to @x and a
+second loading it once (n+1 candidates: co among the stores is forced by the model), `loads`,
+n threads each loading @x once (one candidate), and `threads`, n threads each storing once to
+its own variable (one candidate). Each size runs as its own `pisa-mm run --timeout T
+--no-time` process; the figures are its own CPU time (user + sys, from wait4) and peak RSS,
+the verdict line (`Unknown` when the budget ran out), and the growth of the CPU time against
+the previous size (2.0 per doubling is linear, 8.0 cubic). `--engine` takes a list: each
+shape runs under each engine (`auto` picks explicit on these: BIG_EVENTS in explicit/auto.py).
+With `--baseline SRC` (another source tree, e.g. /work/base6d) each size also runs there, in
+the same run, and the last column is the baseline's CPU time over this tree's.
 
-    python bench/bench_scale_engine.py [--shape stores,loads] [--sizes 250,500,1000,2000]
-        [--engine explicit,auto] [--timeout 60]
+    python bench/bench_scale_engine.py [--shape stores,loads,threads]
+        [--sizes 250,500,1000,2000,4000] [--engine explicit,auto] [--timeout 60]
+        [--baseline SRC]
+
+Measured (CPU seconds of each child, 2 cores shared by 5 sessions, against 6d0e5cf with
+--baseline): stores (explicit) 250 / 500 / 1,000: 1.7 / 3.3 / 17.8 s (was 2.9 / 10.1 / 48.8);
+threads (auto) 1,000 / 2,000 / 4,000: 1.4 / 2.8 / 7.8 s (was 2.1 / 7.8 / 42); loads (auto)
+4,000: 4.2 s (was 4.4). 2,000 and 4,000 stores still end as `Unknown (timeout)`
+(docs/robustness.md, "Size").
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import resource
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_frontend import many_loads, many_stores
+from bench_frontend import many_loads, many_stores, many_threads
 
-SHAPES = {"stores": many_stores, "loads": many_loads}
+SHAPES = {"stores": many_stores, "loads": many_loads, "threads": many_threads}
+ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_one(text: str, engine: str, timeout: float) -> tuple[float, str]:
-    """Wall seconds and the verdict of one run (its CPU time and RSS: `main`, from rusage)."""
+def run_one(text: str, engine: str, timeout: float, tree: Path) -> tuple[float, float, str]:
+    """CPU seconds, peak RSS (MB) and the verdict of one run in the source tree `tree`."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "t.litmus")
         Path(path).write_text(text)
         cmd = [sys.executable, "-m", "pisa_mm.cli", "run", "--engine", engine]
         cmd += ["--timeout", str(timeout), "--no-time", "--progress", "none", path]
-        start = time.perf_counter()
-        done = subprocess.run(cmd, capture_output=True, text=True, check=False)
-        wall = time.perf_counter() - start
-    lines = done.stdout.splitlines()
+        env = {**os.environ, "PYTHONPATH": str(tree)}
+        with tempfile.TemporaryFile("w+") as out:
+            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, cwd=tree, env=env)
+            _, _, usage = os.wait4(proc.pid, 0)
+            proc.returncode = 0
+            out.seek(0)
+            stdout = out.read()
+    cpu = usage.ru_utime + usage.ru_stime
+    lines = stdout.splitlines()
     verdict = next((ln for ln in lines if ln.startswith("Observation")), "")
     if not verdict:
-        verdict = next((ln for ln in lines if "Unknown" in ln), done.stdout.strip()[-60:])
-    return wall, verdict
+        verdict = next((ln for ln in lines if "Unknown" in ln), stdout.strip()[-60:])
+    return cpu, usage.ru_maxrss / 1024, verdict
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--shape", default="stores,loads")
+    ap.add_argument("--shape", default="stores,loads,threads")
     ap.add_argument("--sizes", default="250,500,1000,2000,4000")
     ap.add_argument("--engine", default="explicit,auto")
     ap.add_argument("--timeout", type=float, default=60.0)
+    ap.add_argument("--baseline", type=Path, default=None, help="another source tree")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     for shape, engine in ((s, e) for s in args.shape.split(",") for e in args.engine.split(",")):
         print(f"{shape} ({engine}, --timeout {args.timeout:g})")
-        print(f"{'n':>6} {'cpu s':>8} {'x/2n':>6} {'wall s':>8} {'RSS MB':>8}  verdict")
+        head = f"{'n':>6} {'cpu s':>8} {'x/2n':>6} {'RSS MB':>8}"
+        if args.baseline:
+            head += f" {'base s':>8} {'base MB':>8} {'base/this':>9}"
+        print(head + "  verdict")
         prev: float | None = None
+        base_done = False
         for n in sizes:
-            before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            wall, verdict = run_one(SHAPES[shape](n), engine, args.timeout)
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-            rss = after.ru_maxrss / 1024  # the largest child so far: sizes grow
+            text = SHAPES[shape](n)
+            cpu, rss, verdict = run_one(text, engine, args.timeout, ROOT)
             growth = f"{cpu / prev:6.1f}" if prev else "     -"
-            print(f"{n:>6} {cpu:8.2f} {growth} {wall:8.2f} {rss:8.1f}  {verdict}", flush=True)
+            line = f"{n:>6} {cpu:8.2f} {growth} {rss:8.1f}"
+            if args.baseline:
+                if base_done:
+                    line += f" {'-':>8} {'-':>8} {'-':>9}"
+                else:
+                    bcpu, brss, bverdict = run_one(text, engine, args.timeout, args.baseline)
+                    line += f" {bcpu:8.2f} {brss:8.1f} {bcpu / max(cpu, 1e-9):9.2f}"
+                    if "Unknown" in bverdict:
+                        line += " (base: Unknown)"
+                        base_done = True
+            print(f"{line}  {verdict}", flush=True)
             prev = cpu if cpu > 0.05 else None
             if "Unknown" in verdict:
                 break  # the next sizes would only time out too

@@ -21,7 +21,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from itertools import pairwise
-from typing import Protocol, TypeVar, assert_never
+from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
@@ -160,6 +160,7 @@ class _Geo:
 
     __slots__ = (
         "big",
+        "clock",
         "closures",
         "colmask",
         "composed",
@@ -172,6 +173,7 @@ class _Geo:
         "rowmask",
         "rows_of",
         "shapes",
+        "splits",
         "spread8",
         "transposed",
     )
@@ -190,12 +192,14 @@ class _Geo:
         # every candidate), a few of each. Bounded: cleared when full.
         small = n <= _SMALL
         self.big = n > _BIG
+        self.clock = 0  # for the memos of a big universe (`memo`)
         self.memo_limit = _BIG_MEMO_LIMIT if self.big else _MEMO_LIMIT
         memo = small or self.big
         self.closures: dict[int, int] | None = {} if memo else None
         self.composed: dict[tuple[int, int], int] | None = {} if memo else None
         self.transposed: dict[int, int] = {}
         self.shapes: dict[Rows, int] = {}
+        self.splits: dict[int, list[int]] = {}
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
         # one value is often the operand of several operations (hb in three checks).
         self.rows_of: dict[int, tuple[int, list[int]]] = {}
@@ -221,6 +225,8 @@ class _Geo:
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         if type(pairs) in SHAPES:
             return self.shape_bits(pairs)  # type: ignore[arg-type]
+        if isinstance(pairs, Collection) and not pairs:
+            return 0  # no rf yet (a partial candidate): no n*n-bit buffer
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.
@@ -242,7 +248,7 @@ class _Geo:
         """The bits of a relation given by its shape (cat/compact.py): a row per event,
         each built in n/64 word steps, and no pair listed. Memoised by value: the
         candidates of one session share their co orders, and loc when it is dynamic."""
-        return _memo(self.shapes, rel, self._shape_bits, self.memo_limit)
+        return self.memo(self.shapes, rel, self._shape_bits)
 
     def _shape_bits(self, rel: Rows) -> int:
         if self.n <= _SMALL and isinstance(rel, Classes | Apart | Blocks):
@@ -317,12 +323,33 @@ class _Geo:
             return cartesian(among, among) & ~bits & ~self.diag
         return bits
 
+    def memo(self, memo: dict[_K, _V], key: _K, compute: Callable[[_K], _V]) -> _V:
+        """`compute(key)`, memoised in `memo`. On a big universe the memo holds a few values
+        and drops the least recently used one: a value every candidate shares (hb when sw is
+        empty) stays while each candidate's own ones come and go."""
+        if not self.big:
+            return _memo(memo, key, compute, self.memo_limit)
+        # Each entry is [value, when last used]: a hit hashes its key once (n*n bits).
+        aged = cast(dict[_K, list[Any]], memo)
+        self.clock += 1
+        entry = aged.get(key)
+        if entry is None:
+            if len(aged) >= self.memo_limit:
+                del aged[min(aged.items(), key=lambda kv: kv[1][1])[0]]
+            entry = aged[key] = [compute(key), self.clock]
+        else:
+            entry[1] = self.clock
+        return cast(_V, entry[0])
+
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
         hit = self.rows_of.get(id(r))
         if hit is not None and hit[0] is r:
             return hit[1]
-        rows = big.split(r, self.n)
+        # By value too: a value every candidate recomputes alike (`[M] ; hb` when sw is
+        # empty) is split once, for the price of hashing it.
+        n = self.n
+        rows = self.memo(self.splits, r, lambda x: big.split(x, n))
         self._keep_rows(r, rows)
         return rows
 
@@ -368,6 +395,19 @@ class _Geo:
         if not a or not b:
             return 0
         memo = self.composed
+        if self.big:
+            # `r ; x?` and `x? ; r` (eco?, hb?): the identity part is r itself, and what is
+            # left is often a few pairs, composed without splitting anything.
+            diag = self.diag
+            if b & diag == diag:
+                return a | self.compose(a, b ^ diag)
+            if a & diag == diag:
+                return b | self.compose(a ^ diag, b)
+            if b.bit_count() <= _FEW:
+                return self._compose_few_right(a, b)
+            if memo is None:
+                return self._compose_big(a, b)
+            return self.memo(memo, (a, b), lambda ab: self._compose_big(*ab))
         if memo is None:
             return self._compose(a, b)
         # `_memo` inlined: this runs several times per candidate, most often a hit.
@@ -376,19 +416,32 @@ class _Geo:
         if hit is None:
             if len(memo) >= self.memo_limit:
                 memo.clear()
-            hit = memo[key] = self._compose_big(a, b) if self.big else self._compose(a, b)
+            hit = memo[key] = self._compose(a, b)
         return hit
+
+    def _compose_few_right(self, a: int, b: int) -> int:
+        """a;b for a few pairs (j, k) in b: column j of a, moved to column k (a few whole-int
+        operations each, where splitting a costs n row operations)."""
+        n, colmask, out = self.n, self.colmask, 0
+        for pos in _bits_of(b):
+            j, k = divmod(pos, n)
+            col = (a >> j) & colmask
+            if col:
+                out |= col << k
+        return out
 
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
         if a.bit_count() <= _FEW:
-            # A few pairs (rf^-1, rmw): their rows of b, not a split of a.
-            rows_b = self.split(b)
-            few = [0] * n
+            # A few pairs (rf^-1, rmw): their rows of b, moved to their rows (whole-int
+            # steps, or b's rows when it is split already), not a split of a.
+            hit = self.rows_of.get(id(b))
+            rowmask, moved = self.rowmask, 0
             for k in _bits_of(a):
                 i, j = divmod(k, n)
-                few[i] |= rows_b[j]
-            return self.join(few)
+                row = hit[1][j] if hit is not None and hit[0] is b else (b >> (j * n)) & rowmask
+                moved |= row << (i * n)
+            return moved
         # Up to 64 row unions per row: past that the column algorithm's n steps are cheaper.
         out = big.compose(self.split(a), self.split(b), 64 * n)
         return self._compose(a, b) if out is None else self.join(out)
@@ -421,14 +474,38 @@ class _Geo:
 
     def closure(self, r: int) -> int:
         memo = self.closures
+        if self.big:
+            if r.bit_count() <= _FEW:
+                return self._closure_few(r)
+            if memo is None or not r:
+                return self._closure_big(r)
+            return self.memo(memo, r, self._closure_big)
         if memo is None or not r:
-            return self._closure_big(r) if self.big else self._closure(r)
+            return self._closure(r)
         hit = memo.get(r)
         if hit is None:
             if len(memo) >= self.memo_limit:
                 memo.clear()
-            hit = memo[r] = self._closure_big(r) if self.big else self._closure(r)
+            hit = memo[r] = self._closure(r)
         return hit
+
+    def _closure_few(self, r: int) -> int:
+        """The closure of a few pairs (a partial coherence order, rf edges) on a big
+        universe: over their own events, never splitting n rows."""
+        n = self.n
+        succ: dict[int, set[int]] = {}
+        for pos in _bits_of(r):
+            i, j = divmod(pos, n)
+            succ.setdefault(i, set()).add(j)
+        changed = True
+        while changed:  # at most _FEW pairs: a few rounds of a few steps
+            changed = False
+            for targets in succ.values():
+                more = set().union(*(succ.get(t, ()) for t in targets)) - targets
+                if more:
+                    targets |= more
+                    changed = True
+        return big.from_positions((i * n + j for i, ts in succ.items() for j in ts), n * n)
 
     def _closure_big(self, r: int) -> int:
         closed = big.closure(self.split(r))
@@ -448,7 +525,7 @@ class _Geo:
     def transpose(self, r: int) -> int:
         n = self.n
         if self.big and r.bit_count() > 8:
-            return _memo(self.transposed, r, lambda x: big.transpose(x, n), self.memo_limit)
+            return self.memo(self.transposed, r, lambda x: big.transpose(x, n))
         if self.closures is not None and r.bit_count() >= n:
             # Dense (hb^-1), memoised as closures are: candidates share their hb.
             return _memo(self.transposed, r, self._transpose, self.memo_limit)
@@ -521,7 +598,9 @@ class _Geo:
 
     def is_acyclic(self, r: int) -> bool:
         if self.big:
-            return not r or big.acyclic(self.split(r))
+            if r.bit_count() <= _FEW:
+                return not self._closure_few(r) & self.diag
+            return big.acyclic(self.split(r))
         return not (self.closure(r) & self.diag)
 
     def is_irreflexive(self, r: int) -> bool:

@@ -9,8 +9,10 @@ pass over its bytes), worked on as n-bit ints, and joined back (log n passes):
 
 - closure: a depth-first search over the rows finds a topological order (or a cycle); in its
   post-order, the closure of a row is that of its first uncovered successor, plus the next
-  uncovered one, and so on, so that a chain (po, co) costs one step per row. A cyclic
-  relation falls back to the caller's algorithm (`None`).
+  uncovered one, and so on, so that a chain (po, co) costs one step per row; a successor
+  with no successors of its own costs no step, and rows alike are closed once (the init
+  writes, each before every other event). A cyclic relation falls back to the caller's
+  algorithm (`None`).
 - composition: row i of a;b is the union of the rows of b at the bits of row i of a. When a
   row of a contains the row processed before it (the rows of an order, taken from its end),
   it starts from that row's result and adds only the rows of b at the new bits.
@@ -123,15 +125,26 @@ def closure(rows: Sequence[int]) -> list[int] | None:
     if order is None:
         return None
     closed = [0] * len(rows)
+    # The events whose closed row is not empty: a successor outside it adds only itself.
+    sources = 0
+    # A closed row depends only on the row (its successors are finished): rows alike (each
+    # init write before every other event) are closed once.
+    done: dict[int, int] = {}
     for v in order:
-        rest, acc = rows[v], 0
-        while rest:
-            low = rest & -rest
-            # Its successors are finished: their closure is complete, and every successor
-            # of v that it covers needs no step of its own.
-            acc |= closed[low.bit_length() - 1] | low
-            rest &= ~acc
+        row = rows[v]
+        acc = done.get(row)
+        if acc is None:
+            acc, rest = row, row & sources
+            while rest:
+                low = rest & -rest
+                # Its successors are finished: their closure is complete, and every
+                # successor of v that it covers needs no step of its own.
+                below = closed[low.bit_length() - 1]
+                acc |= below
+                rest = (rest ^ low) & ~below
+            done[row] = acc
         closed[v] = acc
+        sources |= 1 << v
     return closed
 
 

@@ -414,7 +414,9 @@ class _Choice:
     def _assign(self, co: CoOrders | None) -> Iterator[tuple[RfChoice, _Resolver]]:
         """Complete, consistent rf choices (`co`, when given, is fixed for pruning), read by
         read in depth-first order, each with its resolver. Iterative: a test may have
-        thousands of reads."""
+        thousands of reads. A complete choice is not pruned: whoever asked for candidates
+        judges it whole, and `prune` would judge the same execution again (once per rf
+        choice of the last read: thousands, with thousands of writes)."""
         rf: RfChoice = {}
         reads = [r.id for r in self.reads]
         options = [self.sources[r] for r in reads]
@@ -437,9 +439,9 @@ class _Choice:
             pos[k] += 1
             if partial and self._consistent(rf, complete=False) is None:
                 continue
-            if not self._wanted(rf, co):
-                continue
             if k + 1 < len(reads):
+                if not self._wanted(rf, co):
+                    continue
                 pos.append(0)
             else:
                 res = self._consistent(rf, complete=True)
@@ -604,25 +606,46 @@ class _Choice:
         forced: Mapping[int, int],
     ) -> Iterator[CoOrders]:
         """Depth-first over the locations in order, each one's order write by write; `keep`
-        judges each proper prefix, and a write is not tried while the write `forced` puts
-        before it is pending. Iterative: one location may have thousands of writes."""
+        judges the prefixes, and a write is not tried while the write `forced` puts before
+        it is pending. Iterative: one location may have thousands of writes.
+
+        A prefix whose next step has a single write to try is not judged: its only
+        extension is, and `keep` is monotone (a longer prefix has more co pairs), so judging
+        the longer one cuts the same orders. A chain of such steps that completes the order
+        is judged once, on the complete order (`forced` chains of thousands of writes cost
+        one judgement, not one per write)."""
         active = [loc for loc in all_locs if pending[loc]]
         if not active:
             yield dict(co)
             return
         # per open step: (location index, its order and pending writes before the step,
-        # the writes to try next, the index of the next one)
-        stack: list[tuple[int, tuple[int, ...], frozenset[int], list[int], list[int]]] = []
+        # the writes to try next, the index of the next one, whether a prefix of the
+        # order so far went unjudged)
+        stack: list[tuple[int, tuple[int, ...], frozenset[int], list[int], list[int], bool]] = []
 
-        def open_step(i: int) -> None:
+        # The writes that `forced` puts right after each write: placing one makes them
+        # ready, so each step's choices come from the last ones, not from every pending write.
+        unblocks: dict[int, list[int]] = {}
+        for later, earlier in forced.items():
+            unblocks.setdefault(earlier, []).append(later)
+
+        def ready(i: int) -> list[int]:
+            rest = pending[active[i]]
+            return [w for w in sorted(rest) if forced.get(w) not in rest]
+
+        def after(writes: list[int], w: int, rest: frozenset[int]) -> list[int]:
+            """`ready` once w of `writes` is placed and `rest` pending."""
+            freed = [x for x in unblocks.get(w, ()) if x in rest]
+            out = [x for x in writes if x != w]
+            return sorted(out + freed) if freed else out
+
+        def open_step(i: int, writes: list[int], owed: bool) -> None:
             loc = active[i]
-            rest = pending[loc]
-            ready = [w for w in sorted(rest) if forced.get(w) not in rest]
-            stack.append((i, co[loc], rest, ready, [0]))
+            stack.append((i, co[loc], pending[loc], writes, [0], owed))
 
-        open_step(0)
+        open_step(0, ready(0), False)
         while stack:
-            i, prefix, rest, writes, nxt = stack[-1]
+            i, prefix, rest, writes, nxt, owed = stack[-1]
             loc = active[i]
             if nxt[0] == len(writes):
                 co[loc], pending[loc] = prefix, rest
@@ -632,11 +655,14 @@ class _Choice:
             nxt[0] += 1
             co[loc], pending[loc] = (*prefix, w), rest - {w}
             if pending[loc]:
-                if keep():
-                    open_step(i)
+                following = after(writes, w, pending[loc])
+                if len(following) == 1:
+                    open_step(i, following, True)
+                elif keep():
+                    open_step(i, following, False)
             elif i + 1 < len(active):
-                open_step(i + 1)
-            else:
+                open_step(i + 1, ready(i + 1), owed)
+            elif not owed or keep():
                 yield dict(co)
 
 

@@ -1,7 +1,7 @@
-"""Big, easy tests through the engines (issue 14): many stores of one work-item and many
-loading work-items are decided exactly, with the states a small instance extrapolates to,
-by the explicit engine and by `auto` (which picks it on big structures), and agree with smt
-where smt is quick. The big sizes are `slow`.
+"""Big, easy tests through the engines (issue 14): many stores of one work-item, many
+loading work-items and many storing work-items are decided exactly, with the states a small
+instance extrapolates to, by the explicit engine and by `auto` (which picks it on big
+structures), and agree with smt where smt is quick. The big sizes are `slow`.
 
 Growth is asserted through results, never through timings (bench/bench_scale_engine.py
 prints the CPU time and peak memory per size)."""
@@ -22,7 +22,7 @@ from pisa_mm.litmus import parse_test
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "bench"))
 
-from bench_frontend import many_loads, many_stores  # noqa: E402
+from bench_frontend import many_loads, many_stores, many_threads  # noqa: E402
 
 
 def _run(tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, *args: str) -> str:
@@ -68,20 +68,52 @@ def test_500_loading_work_items(
     _check_loads(_run(tmp_path, capsys, many_loads(500), "--engine", engine))
 
 
+def _check_threads(out: str) -> None:
+    # why: nothing writes @x (each work-item stores to its own variable), so the only
+    # candidate reads @x from its init and `@x == 0` holds in it
+    assert "States 1" in out
+    assert "Observation ManyThreads Always 1 0" in out
+
+
+@pytest.mark.parametrize("engine", ["explicit", "auto"])
+def test_300_storing_work_items(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: str
+) -> None:
+    _check_threads(_run(tmp_path, capsys, many_threads(300), "--engine", engine))
+
+
+def test_forced_chain_with_a_coherence_choice(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # P0 stores 100 times to @x, P1 once: the co search judges P0's forced chain once, not
+    # write by write, and still tries P1's store at each of the 101 places of P0's order.
+    # why: coherence (po-loc in co) forces P0's stores in program order and leaves P1's
+    # free, so @x ends as P0's last store (99, P1 not last: 100 orders) or P1's (1 order)
+    body = [f"  st.global.32b [@x], {i};" for i in range(100)]
+    head = ["PISA ForcedChain", "{", "  .global .32b @x = 0;", "}", "P0 @ wg 0 {"]
+    tail = ["}", "P1 @ wg 1 {", "  st.global.32b [@x], 7000;", "}", "exists (@x == 7000)", ""]
+    text = "\n".join([*head, *body, *tail])
+    out = _run(tmp_path, capsys, text, "--engine", "explicit").splitlines()
+    assert "States 2" in out and "@x=99;" in out and "@x=7000;" in out
+    assert "Observation ForcedChain Sometimes 1 100" in out
+
+
 @pytest.mark.skipif("smt" not in available_engines(), reason="z3 not installed")
-@pytest.mark.parametrize(("shape", "n"), [("stores", 12), ("loads", 40)])
+@pytest.mark.parametrize(("shape", "n"), [("stores", 12), ("loads", 40), ("threads", 40)])
 def test_small_instances_agree_with_smt(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], shape: str, n: int
 ) -> None:
-    text = many_stores(n) if shape == "stores" else many_loads(n)
+    text = {"stores": many_stores, "loads": many_loads, "threads": many_threads}[shape](n)
     explicit = _run(tmp_path, capsys, text, "--engine", "explicit")
     smt = _run(tmp_path, capsys, text, "--engine", "smt")
     # the states and the verdict (smt counts witnesses by states, explicit by executions)
     assert explicit.split("Witnesses")[0] == smt.split("Witnesses")[0]
     if shape == "stores":
         _check_stores(explicit, n)
-    else:
+    elif shape == "loads":
         _check_loads(explicit)
+    else:
+        _check_threads(explicit)
 
 
 def test_auto_picks_explicit_on_big_structures() -> None:
@@ -99,3 +131,9 @@ def test_2000_loading_work_items(tmp_path: Path, capsys: pytest.CaptureFixture[s
 @pytest.mark.slow
 def test_1000_stores_of_one_work_item(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _check_stores(_run(tmp_path, capsys, many_stores(1000)), 1000)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [2000, 4000])
+def test_storing_work_items(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int) -> None:
+    _check_threads(_run(tmp_path, capsys, many_threads(n)))
