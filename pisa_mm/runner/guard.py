@@ -53,9 +53,10 @@ class OutOfTime(Exception):
 
 def interrupt_solvers() -> None:
     """Make a running Z3 call return now; nothing when Z3 was never imported."""
-    solver = sys.modules.get(_SOLVER)
-    if solver is not None:
-        solver.interrupt()
+    # getattr: the module may be half-imported (its import runs under a test's budget)
+    interrupt = getattr(sys.modules.get(_SOLVER), "interrupt", None)
+    if interrupt is not None:
+        interrupt()
 
 
 _watcher_pid: int | None = None
@@ -185,7 +186,8 @@ def _async_exc() -> Callable[[int, type[BaseException] | None], None]:
 
 
 class _Deadline:
-    """A timer that, once, interrupts Z3 and raises OutOfTime in the guarded thread."""
+    """A timer that interrupts Z3 and raises OutOfTime in the guarded thread: once, and
+    again each time Python drops that OutOfTime (see `_on_unraisable`) while still active."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -197,6 +199,12 @@ class _Deadline:
         self.fired = False
         self.timer = threading.Timer(seconds, self.fire)
         self.timer.daemon = True
+        self.outer = _deadlines.get(self.thread)
+
+    def begin(self) -> None:
+        _deadlines[self.thread] = self
+        _hook_unraisable()
+        self.timer.start()
 
     def fire(self) -> None:
         with self.lock:
@@ -206,16 +214,60 @@ class _Deadline:
             self.set_exc(self.thread, OutOfTime)
         interrupt_solvers()
 
+    def redeliver(self) -> None:
+        """The OutOfTime landed in a finaliser and was dropped: raise it again soon (not
+        from the hook itself, which would drop it too). No-op once stopped."""
+        timer = threading.Timer(_REDELIVERY, self.fire)
+        timer.daemon = True
+        timer.start()
+
     def stop(self) -> None:
         with self.lock:
             self.active = False
         self.timer.cancel()
+        if _deadlines.get(self.thread) is self:
+            if self.outer is None:
+                del _deadlines[self.thread]
+            else:
+                _deadlines[self.thread] = self.outer
+        _unhook_unraisable()
         if self.fired:
             # not yet delivered if the work ended just then: withdraw it, then report it
             self.set_exc(self.thread, None)
         if self.fired or time.monotonic() - self.start >= self.seconds:
             # also when the timer had no chance to run: over the budget is over the budget
             raise OutOfTime
+
+
+# The innermost running deadline of each thread, for `_on_unraisable`.
+_deadlines: dict[int, _Deadline] = {}
+_previous_hook: Callable[[sys.UnraisableHookArgs], object] | None = None
+
+
+def _on_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__ runs
+    often), so an OutOfTime delivered there would let the test run on past its budget:
+    deliver it again. Anything else goes to the hook this one replaced."""
+    deadline = _deadlines.get(threading.get_ident())
+    if unraisable.exc_type is OutOfTime and deadline is not None and deadline.active:
+        deadline.redeliver()
+    elif _previous_hook is not None:
+        _previous_hook(unraisable)
+
+
+def _hook_unraisable() -> None:
+    global _previous_hook
+    if sys.unraisablehook is not _on_unraisable:
+        _previous_hook = sys.unraisablehook
+        sys.unraisablehook = _on_unraisable
+
+
+def _unhook_unraisable() -> None:
+    """Put the replaced hook back once no deadline runs: an in-process run leaves no trace."""
+    global _previous_hook
+    if not _deadlines and sys.unraisablehook is _on_unraisable and _previous_hook is not None:
+        sys.unraisablehook = _previous_hook
+        _previous_hook = None
 
 
 @contextmanager
@@ -244,13 +296,15 @@ def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
         _ensure_watcher()
     try:
         if deadline is not None:
-            deadline.timer.start()
+            deadline.begin()
         try:
             yield
         finally:
             if deadline is not None:
                 deadline.stop()
     finally:
+        if deadline is not None and deadline.active:
+            deadline.stop()  # skipped above: an OutOfTime landed just before the call
         if old_limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, old_limit)
         if max_memory is not None and solver is not None:
