@@ -45,20 +45,23 @@ def main(args: argparse.Namespace) -> int:
     """Exit 0 when a complete run reaches the outcome, 5 when only runs cut by the unroll
     bound do, 1 when none does (with the reason, from the axiomatic models), 4 when the
     budget ran out."""
-    test = load_test(args.test, strict=args.strict)
-    for w in test.warnings:
-        print(w, file=sys.stderr)
-    prop = parse_prop(args.outcome, test)
-    unroll = test_unroll(test, args.unroll)
-    if unroll > MAX_UNROLL:  # the machine unrolls lazily, but one bound holds for every command
-        raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
-    machine = Machine(test, unroll, tracing=True)
-    asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
-    obs = tuple(dict.fromkeys((*observables(test), *asked)))
-    print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
+    started: list[bool] = []
 
     def search() -> tuple[tuple[list[Step], Final] | None, bool, str]:
-        """A complete run, else a cut one; the reason when neither reaches the outcome."""
+        """A complete run, else a cut one; the reason when neither reaches the outcome.
+        All of it under the budget: a huge test's parse is per-test work too."""
+        test = load_test(args.test, strict=args.strict)
+        for w in test.warnings:
+            print(w, file=sys.stderr)
+        prop = parse_prop(args.outcome, test)
+        unroll = test_unroll(test, args.unroll)
+        if unroll > MAX_UNROLL:  # the machine unrolls lazily, but one bound holds everywhere
+            raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
+        machine = Machine(test, unroll, tracing=True)
+        asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
+        obs = tuple(dict.fromkeys((*observables(test), *asked)))
+        print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
+        started.append(True)
         complete = find_run(machine, obs, lambda f: f.complete and eval_prop(prop, dict(f.values)))
         if complete is not None:
             return complete, False, ""
@@ -70,6 +73,8 @@ def main(args: argparse.Namespace) -> int:
     try:
         found, only_cut, reason = under_budget(budget_of(args), search)
     except Spent as spent:
+        if not started:  # before the test was read: its path and the proposition as given
+            print(f"Test {args.test}: outcome {args.outcome}")
         print(f"Unknown ({spent.message})")
         return int(Exit.UNKNOWN)
     code = 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,31 @@ def test_a_deadline_during_the_solvers_first_use_prints_no_traceback(timeout: st
     assert proc.returncode == 4, proc.stderr
     assert "Unknown (timeout" in proc.stdout
     assert proc.stderr == ""
+
+
+@pytest.mark.parametrize("command", ["query", "trace", "liveness"])
+def test_the_budget_of_query_and_trace_bounds_the_parse(
+    command: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # was: query and trace parsed the test before their budget started: `query --timeout 1`
+    # on a test of 200,000 lines took 65 s
+    from pisa_mm.cli import main
+    from pisa_mm.commands import query, trace
+
+    module = trace if command == "trace" else query
+    real = module.load_test
+    finished = []
+
+    def slow_parse(path: str, strict: bool = False) -> object:
+        for _ in range(3000):  # 30 s, unless the budget stops it
+            time.sleep(0.01)
+        finished.append(True)
+        return real(path, strict=strict)
+
+    monkeypatch.setattr(module, "load_test", slow_parse)
+    what = ["--liveness"] if command == "liveness" else ["--outcome", "P1:%r0 == 1"]
+    verb = "query" if command == "liveness" else command
+    assert main([verb, str(MP), *what, "--timeout", "0.2"]) == 4
+    assert not finished
+    out = capsys.readouterr().out
+    assert out.startswith(f"Test {MP}: ") and "Unknown (timeout: over 0.2 s)" in out
