@@ -56,3 +56,40 @@ def test_the_budget_of_query_and_trace_bounds_the_parse(
     assert not finished
     out = capsys.readouterr().out
     assert out.startswith(f"Test {MP}: ") and "Unknown (timeout: over 0.2 s)" in out
+
+
+REGISTER_BASE = """PISA RegisterBase
+{
+  .global .32b @x = 0;
+  .global .32b @y = 0;
+  P1:%r5 = @x;
+}
+P0 @ wg 0 {
+  st.global.relaxed.32b [@y], 1;
+}
+P1 @ wg 1 {
+  .pred %p0;
+  ld.global.relaxed.32b %r1, [@y];
+  ucmp.eq.32b %p0, %r1, 1;
+  goto.cond !%p0, done;
+  ld.global.32b %r2, [%r5 + OFFSET];
+done:
+}
+exists (P1:%r1 == 0)
+"""
+
+
+@pytest.mark.parametrize("offset", ["4096", "2"])
+@pytest.mark.parametrize("engine", ["explicit", "smt", "operational"])
+def test_a_register_held_address_past_its_variable_raises_invalid_address(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], engine: str, offset: str
+) -> None:
+    # was: `[%r5 + 4096]` with %r5 = @x an input error ([bounds]; misaligned: [alignment]),
+    # though an address held in a register is computed: undefined behaviour, if reached
+    from pisa_mm.cli import main
+
+    test = tmp_path / "base.litmus"
+    test.write_text(REGISTER_BASE.replace("OFFSET", offset))
+    assert main(["run", "--engine", engine, "--no-time", str(test)]) == 0
+    out = capsys.readouterr().out
+    assert "States 1\nP1:%r1=0;\nOk" in out and "Flag invalid-address" in out
