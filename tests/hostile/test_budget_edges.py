@@ -93,3 +93,54 @@ def test_a_register_held_address_past_its_variable_raises_invalid_address(
     assert main(["run", "--engine", engine, "--no-time", str(test)]) == 0
     out = capsys.readouterr().out
     assert "States 1\nP1:%r1=0;\nOk" in out and "Flag invalid-address" in out
+
+
+NULL = ROOT / "litmus" / "pisa" / "address" / "Ptr+always-null.litmus"
+PAST_END = ROOT / "litmus" / "pisa" / "address" / "Array+past-end.litmus"
+
+
+@pytest.mark.parametrize(
+    ("test", "outcome", "code"),
+    [(NULL, "@x == 2", 1), (NULL, "P1:%r0 == 0", 1), (PAST_END, "P1:%r1 == 7", 0)],
+)
+def test_query_says_when_an_execution_reaches_an_invalid_address(
+    capsys: pytest.CaptureFixture[str], test: Path, outcome: str, code: int
+) -> None:
+    # was: "forbidden: no candidate execution ends in this state", silent on the null
+    # dereference every execution reaches (and silent on the allowed past-the-end read)
+    from pisa_mm.cli import main
+
+    assert main(["query", str(test), "--outcome", outcome]) == code
+    out = capsys.readouterr().out
+    assert "Flag invalid-address: an allowed execution reaches an invalid address" in out
+    assert "at address 0x" in out and "flags raised: invalid-address" in out
+
+
+def test_query_without_undefined_behaviour_says_nothing_of_it(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pisa_mm.cli import main
+
+    assert main(["query", str(MP), "--outcome", "P1:%r0 == 1"]) == 0
+    assert "invalid" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("test", "outcome"), [(NULL, "@x == 2"), (PAST_END, "P1:%r1 == 8")])
+def test_trace_shows_the_schedule_to_an_invalid_address(
+    capsys: pytest.CaptureFixture[str], test: Path, outcome: str
+) -> None:
+    # was: "No schedule of the operational machine reaches this outcome." and nothing more
+    from pisa_mm.cli import main
+
+    assert main(["trace", str(test), "--outcome", outcome]) == 1
+    out = capsys.readouterr().out
+    assert "Flag invalid-address: this schedule reaches an invalid address" in out
+    assert "is no location: undefined" in out and "State at the invalid access:" in out
+
+
+def test_crossval_shows_the_flags_both_engines_raise(capsys: pytest.CaptureFixture[str]) -> None:
+    from pisa_mm.cli import main
+
+    assert main(["crossval", str(NULL), str(PAST_END)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("flags: invalid-address") == 2
