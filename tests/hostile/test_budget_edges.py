@@ -4,6 +4,7 @@ nothing printed but the answer."""
 
 from __future__ import annotations
 
+import signal
 import subprocess
 import sys
 import time
@@ -144,3 +145,37 @@ def test_crossval_shows_the_flags_both_engines_raise(capsys: pytest.CaptureFixtu
     assert main(["crossval", str(NULL), str(PAST_END)]) == 0
     out = capsys.readouterr().out
     assert out.count("flags: invalid-address") == 2
+
+
+def test_the_console_script_handles_signals_before_the_cli_is_imported() -> None:
+    # was: a Ctrl-C while `pisa_mm.cli` was imported printed a KeyboardInterrupt traceback
+    # (cli.main's handler was not yet there); a SIGTERM killed it silently; and a background
+    # job (`pisa-mm ... &` in a script: SIGINT inherited ignored) ran on
+    code = (
+        "import signal, sys\n"
+        "sys.modules['pisa_mm.cli'] = None  # importing the CLI fails: the handlers are set\n"
+        "from pisa_mm import entry\n"
+        "try:\n"
+        "    entry.main()\n"
+        "except ImportError:\n"
+        "    both = (signal.SIGINT, signal.SIGTERM)\n"
+        "    ok = all(signal.getsignal(s) is entry._stop for s in both)\n"
+        "    sys.exit(0 if ok else 1)\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code], timeout=60).returncode == 0
+
+
+@pytest.mark.parametrize(("signum", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_before_the_commands_handlers_is_an_interrupt(signum: int, code: int) -> None:
+    program = (
+        "import os, signal, time\n"
+        "from pisa_mm import entry\n"
+        "for s in (signal.SIGINT, signal.SIGTERM):\n"
+        "    signal.signal(s, entry._stop)\n"
+        f"os.kill(os.getpid(), {int(signum)})\n"
+        "time.sleep(30)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
+    )
+    assert proc.returncode == code and proc.stderr == "pisa-mm: interrupted\n"
