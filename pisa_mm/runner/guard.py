@@ -128,17 +128,58 @@ def interruptible() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    global received
+    global received, _guarding
     received = None
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     _ensure_watcher()
+    _hook_forks()
     for s in previous:
         signal.signal(s, _raise_interrupted)
+    _guarding = True
     try:
         yield
     finally:
+        _guarding = False
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+_STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
+_guarding = False  # inside `interruptible`: a forked child must not run its handlers
+_fork_mask: set[int | signal.Signals] | None = None  # the forking thread's mask, while it forks
+_forks_hooked = False
+
+
+def _hook_forks() -> None:
+    """A worker forked while a Ctrl-C arrives (the pool forks workers at any time) would run
+    the command's handler, inherited through fork, before its initializer ignores
+    interrupts, and print an `Interrupted` traceback: the two signals are blocked across
+    each fork, and the child sets its own handlers before it unblocks them."""
+    global _forks_hooked
+    if not _forks_hooked:
+        os.register_at_fork(
+            before=_before_fork, after_in_parent=_after_fork, after_in_child=_after_fork_child
+        )
+        _forks_hooked = True
+
+
+def _before_fork() -> None:
+    global _fork_mask
+    if _guarding:
+        _fork_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+
+
+def _after_fork() -> None:
+    global _fork_mask
+    if _fork_mask is not None:
+        mask, _fork_mask = _fork_mask, None
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _after_fork_child() -> None:
+    if _fork_mask is not None:
+        ignore_interrupts()  # a signal that arrived meanwhile is then ignored or fatal
+    _after_fork()
 
 
 def ignore_interrupts() -> None:

@@ -179,3 +179,25 @@ def test_a_signal_before_the_commands_handlers_is_an_interrupt(signum: int, code
         [sys.executable, "-c", program], capture_output=True, text=True, timeout=60
     )
     assert proc.returncode == code and proc.stderr == "pisa-mm: interrupted\n"
+
+
+def test_a_child_forked_during_a_command_never_runs_its_handlers() -> None:
+    # was: a pool worker forked just as a Ctrl-C reached the process group ran the parent's
+    # handler before its initializer ignored interrupts: an `Interrupted` traceback
+    # (1 of 30 interrupted `promote` runs)
+    code = (
+        "import os, signal, sys\n"
+        "from pisa_mm.runner.guard import interruptible\n"
+        "with interruptible():\n"
+        "    pid = os.fork()\n"
+        "    if pid == 0:\n"
+        "        ok = signal.getsignal(signal.SIGINT) is signal.SIG_IGN\n"
+        "        ok = ok and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL\n"
+        "        ok = ok and not signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"
+        "        os._exit(0 if ok else 1)\n"
+        "    _, status = os.waitpid(pid, 0)\n"
+        "    parent = not signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"
+        "sys.exit(0 if parent and os.waitstatus_to_exitcode(status) == 0 else 1)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
