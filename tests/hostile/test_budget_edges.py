@@ -201,3 +201,22 @@ def test_a_child_forked_during_a_command_never_runs_its_handlers() -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_model_is_size_limited_in_each_file_and_in_all(tmp_path: Path) -> None:
+    # was: a 1 MiB include of nested parentheses took a minute to parse before its depth
+    # error, and a --model file or a model with many includes had no limit at all
+    from pisa_mm.cat.loader import MAX_INCLUDE_BYTES, MAX_MODEL_BYTES, load_model
+    from pisa_mm.errors import PisaMMError
+
+    big = tmp_path / "big.cat"
+    big.write_text("(*" + " " * MAX_INCLUDE_BYTES + "*)")
+    with pytest.raises(PisaMMError, match=r"limited to 262144 bytes \[limit\]"):
+        load_model(str(big))
+    parts = MAX_MODEL_BYTES // (MAX_INCLUDE_BYTES - 16) + 1
+    for i in range(parts):
+        (tmp_path / f"part{i}.cat").write_text("(*" + " " * (MAX_INCLUDE_BYTES - 16) + "*)")
+    wide = tmp_path / "wide.cat"
+    wide.write_text("".join(f'include "part{i}.cat"\n' for i in range(parts)))
+    with pytest.raises(PisaMMError, match=r"more than 1048576 bytes together \[cat-include\]"):
+        load_model(str(wide))
