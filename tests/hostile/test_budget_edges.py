@@ -220,3 +220,20 @@ def test_a_model_is_size_limited_in_each_file_and_in_all(tmp_path: Path) -> None
     wide.write_text("".join(f'include "part{i}.cat"\n' for i in range(parts)))
     with pytest.raises(PisaMMError, match=r"more than 1048576 bytes together \[cat-include\]"):
         load_model(str(wide))
+
+
+@pytest.mark.parametrize("command", ["parse", "run", "query", "trace", "promote"])
+def test_a_litmus_test_is_size_limited(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    # was: 16 MiB, which the frontend reads in minutes: `parse` of a 10 MB condition ran
+    # past 90 s (and a 6 MB test of 200,000 stores took 103 s)
+    from pisa_mm.cli import main
+    from pisa_mm.errors import MAX_TEST_BYTES
+
+    test = tmp_path / "big.litmus"
+    text = MP.read_text()
+    test.write_text(text.replace("exists", "// " + "x" * MAX_TEST_BYTES + "\nexists"))
+    argv = [command, str(test)] + (["--outcome", "true"] if command in ("query", "trace") else [])
+    assert main(argv) == 2
+    assert f"limited to {MAX_TEST_BYTES} bytes [limit]" in capsys.readouterr().err
