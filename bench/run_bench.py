@@ -7,7 +7,9 @@ Sections (all by default; `--only a,b` picks some):
   with `-S`: without site's .pth files, where an editable install's finder would be
   imported): median and minimum wall and CPU time of --repeat runs after one untimed run
   (which fills the user's cache: lark's tables, the compiled model, the code of the
-  records' methods), and what `python -X importtime` says of that run, each module's
+  records' method templates), the instructions of one run and of `python -c pass` when
+  valgrind is installed (cachegrind: the one figure that the machine's load leaves alone),
+  and what `python -X importtime` says of that run, each module's
   smallest figure over three runs: the modules imported, their total self time, the
   largest packages, the top offenders (self and cumulative ms), and whether z3, lark,
   pebble and multiprocessing were imported at all. Then what `@record` saves
@@ -54,7 +56,9 @@ bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s a
 from __future__ import annotations
 
 import os
+import re
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -98,6 +102,22 @@ def _entry_point(src: Path, env: dict[str, str], *argv: str) -> tuple[float, flo
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def instructions(src: Path | None, env: dict[str, str], *argv: str) -> int | None:
+    """Instructions executed by one run (valgrind's cachegrind, when installed): a figure
+    that the load of other processes does not change, unlike wall and CPU time. `src`
+    None: `python -c pass`."""
+    if shutil.which("valgrind") is None:
+        return None
+    command = [sys.executable, "-P", "-c", ENTRY, *argv] if src else [sys.executable, "-c", "pass"]
+    full = dict(env, PYTHONPATH=str(src)) if src else env
+    done = subprocess.run(
+        ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+         *command], env=full, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    return int(found.group(1).replace(",", "")) if found else None
 
 
 def interpreter_floor(repeat: int) -> None:
@@ -200,6 +220,11 @@ def _startup(src: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
     print(f"  start-up: wall median {figures['wall_median'] * 1000:.0f} ms, min "
           f"{figures['wall_min'] * 1000:.0f} ms; CPU median {figures['cpu_median'] * 1000:.0f}"
           f" ms, min {figures['cpu_min'] * 1000:.0f} ms ({repeat} runs)")  # fmt: skip
+    if (count := instructions(src, env, "run", str(MP_TEST))) is not None:
+        figures["instructions"] = count
+        floor = instructions(None, env)
+        print(f"  instructions (valgrind cachegrind, one run): {count / 1e6:.0f} M"
+              + (f" (python -c pass: {floor / 1e6:.0f} M)" if floor else ""))  # fmt: skip
     for line in _importtime(src, env):
         print(f"  {line}")
     if (src / "pisa_mm" / "records.py").exists():

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import pickle
 import sys
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import TypeVar
 
 __all__ = ["cache_dir", "lark_cache", "pickled", "read_entry", "write_entry"]
@@ -25,15 +23,16 @@ T = TypeVar("T")
 DISABLE_VARIABLE = "PISA_MM_NO_CACHE"
 
 
-def cache_dir() -> Path | None:
+def cache_dir() -> str | None:
     """The cache directory, private to the user (made when missing); None when caching is
-    off or the directory cannot be made or written."""
+    off or the directory cannot be made or written. (A string: pathlib, with the
+    `urllib.parse` and `ipaddress` it imports, would cost a run a few ms.)"""
     if os.environ.get(DISABLE_VARIABLE, "") not in ("", "0"):
         return None
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    directory = Path(base) / "pisa-mm"
+    directory = os.path.join(base, "pisa-mm")
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        os.makedirs(directory, mode=0o700, exist_ok=True)
         if not os.access(directory, os.W_OK):
             return None
     except OSError:
@@ -54,19 +53,22 @@ def lark_cache(name: str) -> str | bool:
     import lark
 
     version = f"{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return str(directory / f"{name}-{version}.lark")
+    return os.path.join(directory, f"{name}-{version}.lark")
 
 
 def digest(parts: Iterable[str | bytes]) -> str:
     """A hash of `parts` (with pisa-mm's and Python's versions), for a cache key."""
-    try:  # CPython's own SHA-256: hashlib loads OpenSSL first, a few ms of every start-up
-        from _sha256 import sha256  # type: ignore[import-not-found]
-    except ImportError:  # another Python (3.12 names it _sha2)
-        from hashlib import sha256
+    # BLAKE2b from CPython's own module: hashlib loads OpenSSL first (a few ms of every
+    # start-up), and SHA-256 takes 3-4 times as long over the ~175 kB of the cat package
+    # that a shipped model's key reads on every run
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python built without it
+        from hashlib import blake2b
 
     from pisa_mm import __version__
 
-    h = sha256(f"pisa-mm {__version__} python {sys.version}".encode())
+    h = blake2b(f"pisa-mm {__version__} python {sys.version}".encode(), digest_size=32)
     for part in parts:
         data = part.encode("utf-8") if isinstance(part, str) else part
         h.update(len(data).to_bytes(8, "little"))
@@ -86,23 +88,33 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
     directory = cache_dir()
     if directory is None:
         return build()
-    path = directory / f"{kind}-{key[:32]}.pickle"
+    name = f"{kind}-{key[:32]}.pickle"
+    path = os.path.join(directory, name)
     with contextlib.suppress(Exception):  # a missing, truncated or stale entry
+        # `_pickle`, not `pickle`: its Python module (with `struct` and the compatibility
+        # tables) is only needed to write
+        from _pickle import load
+
         with open(path, "rb") as fh:
-            stored_key, value = pickle.load(fh)
+            stored_key, value = load(fh)
         if stored_key == key:
             return value  # type: ignore[no-any-return]
     value = build()
+    import pickle
+
     from pisa_mm.errors import PisaMMError
     from pisa_mm.runner.files import write_atomic
 
     with contextlib.suppress(PisaMMError, pickle.PicklingError, TypeError, AttributeError):
         write_atomic(path, pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL))
-        for stale in directory.glob(f"{kind}-*.pickle"):
-            rest = stale.name[len(kind) + 1 : -len(".pickle")]
-            if stale != path and len(rest) == 32 and "-" not in rest:  # not `{kind}-rc11-...`
-                with contextlib.suppress(OSError):
-                    stale.unlink()
+        with contextlib.suppress(OSError):
+            for stale in os.listdir(directory):
+                if not (stale.startswith(f"{kind}-") and stale.endswith(".pickle")):
+                    continue
+                rest = stale[len(kind) + 1 : -len(".pickle")]
+                if stale != name and len(rest) == 32 and "-" not in rest:  # not `{kind}-rc11-...`
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(directory, stale))
     return value
 
 
@@ -113,7 +125,7 @@ def read_entry(name: str) -> bytes | None:
     if directory is None:
         return None
     try:
-        with open(directory / name, "rb") as fh:
+        with open(os.path.join(directory, name), "rb") as fh:
             return fh.read()
     except OSError:
         return None
@@ -129,4 +141,4 @@ def write_entry(name: str, data: bytes) -> None:
     from pisa_mm.runner.files import write_atomic
 
     with contextlib.suppress(PisaMMError):
-        write_atomic(directory / name, data)
+        write_atomic(os.path.join(directory, name), data)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import marshal
+import os
 import sys
 import threading
 from types import CodeType
@@ -30,9 +31,9 @@ from types import CodeType
 __all__ = ["compiled"]
 
 # The cache entry's name, and what its code objects depend on besides their text (with the
-# table's format: "2", a group's table marshalled on its own).
+# table's format: "4", a group's table marshalled on its own, records made from templates).
 ENTRY = "code.marshal"
-_PYTHON = f"2 {sys.version} {sys.implementation.cache_tag}"
+_PYTHON = f"4 {sys.version} {sys.implementation.cache_tag}"
 # What records.py wrote before this module shared its table: removed on the first write.
 _OLD_ENTRY = "records.marshal"
 
@@ -114,7 +115,7 @@ class Codes:
             directory = cache_dir()
             if directory is not None:
                 with contextlib.suppress(OSError):
-                    (directory / _OLD_ENTRY).unlink(missing_ok=True)
+                    os.unlink(os.path.join(directory, _OLD_ENTRY))
 
 
 CODES = Codes()

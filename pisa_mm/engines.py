@@ -54,10 +54,9 @@ class EngineOptions:
 def verdict_only_result(result: TestResult) -> TestResult:
     """A full result cut down to what `--verdict-only` reports (for an engine that has no
     cheaper way: it lists everything first, then forgets it)."""
-    from dataclasses import replace
-
     from pisa_mm.outcomes.condition import witnessed
     from pisa_mm.outcomes.model import Verdict
+    from pisa_mm.records import replace
 
     bounded = result.cut > 0 and not witnessed(result.quantifier, result.verdict is Verdict.OK)
     return replace(

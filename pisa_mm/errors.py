@@ -8,7 +8,7 @@ import re
 import stat
 from collections.abc import Iterable
 
-from pisa_mm.records import record
+from pisa_mm.records import pickled_by_fields, record
 
 # Python refuses to convert longer decimal strings (sys.get_int_max_str_digits); no literal of
 # the formats needs more than a few dozen digits, so the limit is ours and the same everywhere.
@@ -27,6 +27,7 @@ _LONG_WORD = re.compile(r"\S{" + str(_LONG + 1) + ",}")
 _ASCII_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
+@pickled_by_fields  # hundreds in a cached model (cat/loader.py) and in results
 @record
 class Span:
     """A region of a source file; lines and columns are 1-based, end is exclusive."""

@@ -1,50 +1,515 @@
-"""`record`, the decorator of every data type: a dataclass whose methods are compiled once.
+"""`record`, the decorator of every data type: a frozen slotted dataclass, built without
+`dataclasses`.
 
-`@record` is `@dataclasses.dataclass(frozen=True, slots=True)` (the other options pass through,
-`@record(frozen=False)` for a mutable one), and what it makes is a dataclass in every way:
-`dataclasses.fields`, `replace`, `asdict`, pickling, `match` and mypy see no difference.
-`dataclasses` writes the source text of `__init__`, `__repr__`, `__eq__`, `__hash__`,
-`__setattr__` and `__delattr__` for each class and compiles it with `exec`, around a good deal
-of Python of its own: about 0.9 ms a class in CPython 3.11, most of pisa-mm's start-up. Here
-the code of those texts comes from the table of compiled code kept in the user's cache
-(pisa_mm/codecache.py), keyed by the text itself, so an edited class or another Python finds
-no entry and compiles anew (docs/architecture.md, "Start-up", has the measurements).
+`@record` makes what `@dataclasses.dataclass(frozen=True, slots=True)` makes (the other
+options pass through, `@record(frozen=False)` for a mutable one), and the class stays a
+dataclass in every way: `dataclasses.fields`, `replace`, `asdict`, pickling, `match` and mypy
+see no difference. What differs is how the class is made (docs/architecture.md, "Records:
+why `@record`", has the measurements):
 
-Under CPython 3.11, `_make` builds the class itself: the steps of `dataclasses._process_class`
-in its order, with the same method texts, the same `Field` objects, `__dataclass_params__`,
-`__match_args__`, docstring and slotted class, for the kinds of class the tree has (string
-annotations, no dataclass base, no InitVar or KW_ONLY); tests/unit/records/test_tree_records.py
-builds every @record class of pisa_mm both ways and compares them. Any other class, and every
-class under another Python, is built by `dataclasses` itself, whose `exec` is then handed the
-cached code: `exec(text, g, l)` is `exec(code, g, l)` with `code` compiled from `text` as
-`exec` compiles it (`dont_inherit`: not under this module's `__future__` imports, which would
-turn the annotations of `__init__` into strings).
+- `dataclasses` writes the source text of each method of each class and compiles it with
+  `exec`, around a good deal of Python of its own (about 0.9 ms a class in CPython 3.11, a
+  third of pisa-mm's start-up), and its import pulls `inspect`, `ast`, `dis` and `tokenize`.
+  Here a method is a *template* of its kind and arity (`__eq__` of 3 fields, ...), compiled
+  once (its code kept in the user's cache by pisa_mm/codecache.py), whose placeholder names
+  are replaced by the class's field names (`CodeType.replace`): the same bytecode that
+  dataclasses' text compiles to, made without compiling anything. `__setattr__`,
+  `__delattr__` and the pickled state are closures. Only an `__init__` that a template
+  does not cover (a `default_factory`, `init=False`, `__post_init__`, keyword-only fields,
+  a mutable record) is written as dataclasses writes it, its code from the cache.
+- A frozen slotted record's `__init__` stores its fields through the slots' descriptors
+  instead of `object.__setattr__` (the same stores, parameters and defaults, twice as fast).
+- `__dataclass_fields__` and `__dataclass_params__` are made, as `dataclasses`' own objects,
+  when first read (`_Lazy`): only a caller of `dataclasses.fields`, `replace`, `asdict`, ...
+  imports `dataclasses`, and it must import it to call them. This module's `field` and
+  `replace` stand for `dataclasses.field` and `dataclasses.replace` in the tree.
 
-One method differs from the one `dataclasses` writes: a frozen slotted record's `__init__`
-stores its fields through the slots' descriptors instead of `object.__setattr__`
-(`_set_by_slots`, applied to the class either way builds: the same stores, parameters and
-defaults, twice as fast). And a record sent between processes by the hundred may pickle as a
-call of its class on its fields (`pickled_by_fields`).
+The builder covers the classes the tree has (string annotations, no dataclass base, none of
+`InitVar` or `KW_ONLY`; `ClassVar`s are handled) under CPython 3.11, whose `dataclasses` it
+follows; any other class, and every class under another Python, is built by `dataclasses`
+itself, whose `exec` is then handed the cached code. tests/unit/records/test_tree_records.py
+builds every @record class of pisa_mm both ways and compares them. A record sent between
+processes by the hundred may pickle as a call of its class on its fields
+(`pickled_by_fields`).
 """
 
 from __future__ import annotations
 
 import abc
-import dataclasses
-import operator
 import re
 import sys
 import threading
-import typing
+from _thread import get_ident
 from collections.abc import Callable, Mapping
-from types import FunctionType, MemberDescriptorType
+from types import CellType, CodeType, FunctionType, MemberDescriptorType
 from typing import Any, TypeVar, cast, dataclass_transform, overload
 
 from pisa_mm.codecache import compiled
 
-__all__ = ["pickled_by_fields", "record"]
+__all__ = ["field", "pickled_by_fields", "record", "replace"]
 
 T = TypeVar("T")
+
+
+class _Sentinel:
+    """`dataclasses.MISSING` and `_HAS_DEFAULT_FACTORY`, without importing dataclasses (the
+    fields made on demand carry dataclasses' own)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+MISSING: Any = _Sentinel("MISSING")
+# the default of an `__init__` parameter whose field has a default_factory (its repr is
+# dataclasses' own, as `inspect.signature` shows it)
+_HAS_DEFAULT_FACTORY: Any = _Sentinel("<factory>")
+
+
+class Field:
+    """What `field(...)` returns, in a class body: `dataclasses.field`'s arguments."""
+
+    __slots__ = (
+        "compare",
+        "default",
+        "default_factory",
+        "hash",
+        "init",
+        "kw_only",
+        "metadata",
+        "repr",
+    )
+
+    def __init__(
+        self,
+        default: Any,
+        default_factory: Any,
+        init: bool,
+        repr: bool,
+        hash: bool | None,
+        compare: bool,
+        metadata: Mapping[Any, Any] | None,
+        kw_only: Any,
+    ) -> None:
+        if default is not MISSING and default_factory is not MISSING:
+            raise ValueError("cannot specify both default and default_factory")
+        self.default = default
+        self.default_factory = default_factory
+        self.init = init
+        self.repr = repr
+        self.hash = hash
+        self.compare = compare
+        self.metadata = metadata
+        self.kw_only = kw_only
+
+    def dataclass_field(self) -> Any:
+        """The `dataclasses.field(...)` of the same arguments."""
+        import dataclasses
+
+        return dataclasses.field(
+            default=_theirs(self.default),
+            default_factory=_theirs(self.default_factory),
+            init=self.init,
+            repr=self.repr,
+            hash=self.hash,
+            compare=self.compare,
+            metadata=self.metadata,
+            kw_only=_theirs(self.kw_only),
+        )
+
+
+def _theirs(value: Any) -> Any:
+    """`value`, with this module's MISSING as dataclasses' own."""
+    if value is MISSING:
+        import dataclasses
+
+        return dataclasses.MISSING
+    return value
+
+
+@overload
+def field(
+    *,
+    default: T,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
+    kw_only: bool = ...,
+) -> T: ...
+
+
+@overload
+def field(
+    *,
+    default_factory: Callable[[], T],
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
+    kw_only: bool = ...,
+) -> T: ...
+
+
+@overload
+def field(
+    *,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
+    kw_only: bool = ...,
+) -> Any: ...
+
+
+def field(
+    *,
+    default: Any = MISSING,
+    default_factory: Any = MISSING,
+    init: bool = True,
+    repr: bool = True,
+    hash: bool | None = None,
+    compare: bool = True,
+    metadata: Mapping[Any, Any] | None = None,
+    kw_only: Any = MISSING,
+) -> Any:
+    """`dataclasses.field`, for a `@record` class."""
+    return Field(default, default_factory, init, repr, hash, compare, metadata, kw_only)
+
+
+class _Field:
+    """One annotated name of a class as the builder reads it (a field or a ClassVar)."""
+
+    __slots__ = ("classvar", "name", "spec", "type")
+
+    def __init__(self, name: str, type: str, spec: Field, classvar: bool) -> None:
+        self.name = name
+        self.type = type
+        self.spec = spec
+        self.classvar = classvar
+
+
+class _Info:
+    """What the builder knows of a class it made: its annotated names in order (`fields`),
+    its options, and what `replace` and pickling need."""
+
+    __slots__ = ("fields", "init_names", "not_init", "options", "real")
+
+    def __init__(self, fields: list[_Field], options: dict[str, Any]) -> None:
+        self.fields = fields
+        self.options = options
+        self.real = tuple(f.name for f in fields if not f.classvar)
+        self.init_names = tuple(f.name for f in fields if not f.classvar and f.spec.init)
+        self.not_init = frozenset(f.name for f in fields if not f.classvar and not f.spec.init)
+
+
+# the classes this builder made (a class lives as long as its module: never removed)
+_INFO: dict[type, _Info] = {}
+
+
+class _Lazy:
+    """`__dataclass_fields__` or `__dataclass_params__` of a record, made (as dataclasses'
+    own objects) when first read, and then set on the class in its place."""
+
+    __slots__ = ("attribute",)
+
+    def __init__(self, attribute: str) -> None:
+        self.attribute = attribute
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        assert owner is not None
+        holder = next(k for k in owner.__mro__ if vars(k).get(self.attribute) is self)
+        _materialize(holder)
+        return getattr(owner, self.attribute)
+
+
+def _materialize(cls: type) -> None:
+    """Set `cls.__dataclass_fields__` and `__dataclass_params__` as dataclasses sets them."""
+    import dataclasses
+
+    info = _INFO[cls]
+    fields: dict[str, Any] = {}
+    for f in info.fields:
+        made = f.spec.dataclass_field()
+        made.name = f.name
+        made.type = f.type
+        if f.classvar:
+            made._field_type = dataclasses._FIELD_CLASSVAR  # type: ignore[attr-defined]
+        else:
+            made._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
+            if made.kw_only is dataclasses.MISSING:
+                made.kw_only = False
+        fields[f.name] = made
+    o = info.options
+    params = dataclasses._DataclassParams(  # type: ignore[attr-defined]
+        True, True, o["eq"], o["order"], False, o["frozen"]
+    )
+    type.__setattr__(cls, "__dataclass_params__", params)
+    type.__setattr__(cls, "__dataclass_fields__", fields)
+
+
+# ---------------------------------------------------------------- method templates
+
+# A template is the text dataclasses writes for a method, for fields named `_pisa_0_`,
+# `_pisa_1_`, ...: a class's method is the template's code with those names (in `co_names`,
+# `co_varnames` and the f-string pieces of `co_consts`) replaced by its fields' names.
+_PLACEHOLDER = re.compile(r"_pisa_(\d+)_")
+# The templates of one arity are a group of the table of compiled code (`records templates
+# 3`): a process unmarshals the arities it uses, and a group that missed is made whole
+# (every kind of method), so that the group a command writes back serves every command.
+_GROUP = "records templates"
+_ORDER = (("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"), ("__ge__", ">="))
+
+
+def _tuple(name: str, n: int) -> str:
+    return f"({','.join(f'{name}._pisa_{i}_' for i in range(n))},)" if n else "()"
+
+
+def _template_text(kind: str, n: int) -> str:
+    """The text of a template: a function `__create_fn__` that makes the method (as
+    dataclasses' `_create_fn` does), the method's code being its one code constant."""
+    places = [f"_pisa_{i}_" for i in range(n)]
+    if kind == "__init__":  # stores through slots: the setters are the outer parameters
+        body = "".join(f"  _pisa_s{i}(self,{p})\n" for i, p in enumerate(places)) or "  pass\n"
+        setters = ", ".join(f"_pisa_s{i}" for i in range(n))
+        return (
+            f"def __create_fn__({setters}):\n def __init__({', '.join(['self', *places])}):\n"
+            f"{body} return __init__"
+        )
+    if kind == "__repr__":
+        shown = ", ".join(f"{p}={{self.{p}!r}}" for p in places)
+        body = f'  return self.__class__.__qualname__ + f"({shown})"\n'
+        args = "self"
+    elif kind == "__hash__":
+        body, args = f"  return hash({_tuple('self', n)})\n", "self"
+    else:  # a comparison
+        op = "==" if kind == "__eq__" else dict(_ORDER)[kind]
+        body = (
+            f"  if other.__class__ is self.__class__:\n"
+            f"   return {_tuple('self', n)}{op}{_tuple('other', n)}\n"
+            f"  return NotImplemented\n"
+        )
+        args = "self,other"
+    return f"def __create_fn__():\n def {kind}({args}):\n{body} return {kind}"
+
+
+_KINDS = ("__init__", "__repr__", "__hash__", "__eq__", *(name for name, _ in _ORDER))
+# (kind, arity) -> the template's code and where its placeholders are
+_TEMPLATES: dict[tuple[str, int], _Template] = {}
+
+
+class _Template:
+    """A template's code and where the field names go in it. A name of `co_names` or
+    `co_varnames` that is a placeholder is replaced whole: each is rebuilt as
+    `tuple(map((*old, *names).__getitem__, index))`, `index` giving each entry's place in
+    that pool (C all along: the builder does this ~500 times at start-up). A constant with
+    placeholders inside (an f-string's piece, `', _pisa_1_='`) becomes a format string."""
+
+    __slots__ = ("code", "consts", "names", "varnames")
+
+    def __init__(self, code: CodeType) -> None:
+        self.code = code
+        self.names = self._index(code.co_names)
+        self.varnames = self._index(code.co_varnames)
+        consts: list[str | None] = []
+        for value in code.co_consts:
+            if type(value) is str and "_pisa_" in value:
+                text = value.replace("{", "{{").replace("}", "}}")
+                consts.append(_PLACEHOLDER.sub(lambda m: "{" + m.group(1) + "}", text))
+            else:
+                consts.append(None)
+        self.consts = tuple(consts) if any(c is not None for c in consts) else None
+
+    @staticmethod
+    def _index(values: tuple[str, ...]) -> tuple[int, ...] | None:
+        """Each entry's place in `(*values, *names)`; None when nothing is replaced."""
+        index = []
+        for i, value in enumerate(values):
+            match = _PLACEHOLDER.fullmatch(value)
+            index.append(i if match is None else len(values) + int(match.group(1)))
+        return tuple(index) if index != list(range(len(values))) else None
+
+    def renamed(self, names: list[str]) -> CodeType:
+        """The code for fields `names`."""
+        code = self.code
+        co_names, co_varnames, co_consts = code.co_names, code.co_varnames, code.co_consts
+        if self.names is not None:
+            co_names = tuple(map((*co_names, *names).__getitem__, self.names))
+        if self.varnames is not None:
+            co_varnames = tuple(map((*co_varnames, *names).__getitem__, self.varnames))
+        if self.consts is not None:
+            co_consts = tuple(
+                value if text is None else text.format(*names)
+                for value, text in zip(co_consts, self.consts, strict=True)
+            )
+        return code.replace(co_names=co_names, co_varnames=co_varnames, co_consts=co_consts)
+
+
+def _template(kind: str, n: int) -> _Template:
+    template = _TEMPLATES.get((kind, n))
+    if template is None:
+        from pisa_mm import codecache
+
+        template = _TEMPLATES[kind, n] = _compiled_template(kind, n)
+        if f"{_GROUP} {n}" in codecache.CODES.missed:
+            for k in _KINDS:  # the group was not (all) in the table: make it whole
+                if (k, n) not in _TEMPLATES:
+                    _TEMPLATES[k, n] = _compiled_template(k, n)
+    return template
+
+
+def _compiled_template(kind: str, n: int) -> _Template:
+    code = compiled(_template_text(kind, n), f"{_GROUP} {n}", "<string>")
+    for _ in range(2):  # the module's code -> `__create_fn__`'s -> the method's
+        code = next(c for c in code.co_consts if isinstance(c, CodeType))
+    return _Template(code)
+
+
+def _function(
+    kind: str,
+    names: list[str],
+    scope: dict[str, Any],
+    qualname: str,
+    defaults: tuple[Any, ...] | None = None,
+    closure: list[CellType] | None = None,
+) -> FunctionType:
+    """The method `kind` of fields `names`; `closure`: an `__init__`'s setters, in order."""
+    code = _template(kind, len(names)).renamed(names)
+    cells = None
+    if closure is not None:  # the compiler orders free variables by name: _pisa_s10 first
+        cells = tuple(closure[int(name[len("_pisa_s") :])] for name in code.co_freevars)
+    fn = FunctionType(code, scope, kind, defaults, cells)
+    if kind != "__repr__":  # dataclasses names the wrapper, not what it wraps
+        fn.__qualname__ = f"{qualname}.{kind}"
+    return fn
+
+
+def _guarded(fn: FunctionType) -> Callable[[Any], str]:
+    """`fn`, a `__repr__`, showing `...` for an object inside its own repr (what
+    dataclasses' `_recursive_repr` does)."""
+    running: set[tuple[int, int]] = set()
+
+    def wrapper(self: Any) -> str:
+        key = id(self), get_ident()
+        if key in running:
+            return "..."
+        running.add(key)
+        try:
+            result: str = fn(self)
+        finally:
+            running.discard(key)
+        return result
+
+    wrapper.__module__ = fn.__module__
+    wrapper.__name__ = fn.__name__
+    wrapper.__qualname__ = fn.__qualname__
+    wrapper.__doc__ = fn.__doc__
+    wrapper.__wrapped__ = fn  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _frozen_error(message: str) -> Exception:
+    from dataclasses import FrozenInstanceError
+
+    return FrozenInstanceError(message)
+
+
+def _frozen(cls: type, names: tuple[str, ...], qualname: str) -> tuple[Any, Any]:
+    """A frozen class's `__setattr__` and `__delattr__`, dataclasses' own: `cls` is the
+    class before its slotted copy is made, as in dataclasses 3.11."""
+    owner: Any = cls
+
+    def __setattr__(self: Any, name: str, value: Any) -> None:
+        if type(self) is owner or name in names:
+            raise _frozen_error(f"cannot assign to field {name!r}")
+        super(owner, self).__setattr__(name, value)
+
+    def __delattr__(self: Any, name: str) -> None:
+        if type(self) is owner or name in names:
+            raise _frozen_error(f"cannot delete field {name!r}")
+        super(owner, self).__delattr__(name)
+
+    __setattr__.__qualname__ = f"{qualname}.__setattr__"
+    __delattr__.__qualname__ = f"{qualname}.__delattr__"
+    return __setattr__, __delattr__
+
+
+def _state(names: tuple[str, ...]) -> tuple[Any, Any]:
+    """A frozen slotted class's `__getstate__` and `__setstate__`: the fields' values in
+    order, as dataclasses pickles them."""
+
+    def __getstate__(self: Any) -> list[Any]:
+        return [getattr(self, name) for name in names]
+
+    def __setstate__(self: Any, state: list[Any]) -> None:
+        for name, value in zip(names, state, strict=False):
+            object.__setattr__(self, name, value)
+
+    return __getstate__, __setstate__
+
+
+# ---------------------------------------------------------------- the builder
+
+# The builder follows CPython 3.11's `dataclasses._process_class`, step for step, for the
+# classes the tree has; for anything else, and under another Python, it declines and
+# dataclasses builds the class. tests/unit/records compares, for every @record class of
+# pisa_mm, what both make.
+_OWN_BUILDER = sys.version_info[:2] == (3, 11)
+# dataclasses' own test of a string annotation that may name ClassVar, InitVar or KW_ONLY
+_ANNOTATION_HEAD = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
+# annotation -> the (module, name) it starts with, as _ANNOTATION_HEAD reads it: the same
+# few dozen texts ("int", "Span", "tuple[str, ...]") over the tree's ~1,000 fields
+_HEADS: dict[str, tuple[str | None, str]] = {}
+
+
+# the `field()` of a field that has no default (a Field is never changed once made)
+_PLAIN = Field(MISSING, MISSING, True, True, None, True, None, MISSING)
+
+
+def _special(annotation: str, module: dict[str, Any]) -> str:
+    """What dataclasses would read `annotation` as: "ClassVar", "InitVar", "KW_ONLY" or ""
+    (a field)."""
+    head = _HEADS.get(annotation)
+    if head is None:
+        match = _ANNOTATION_HEAD.match(annotation)
+        head = _HEADS[annotation] = (match[1], match[2]) if match is not None else ("", "")
+    prefix, name = head
+    if not name:
+        return ""
+    typing = sys.modules["typing"]
+    dataclasses = sys.modules.get("dataclasses")  # not imported: no InitVar can be named
+    if prefix:
+        namespace = module.get(prefix)
+        if namespace is not typing and (dataclasses is None or namespace is not dataclasses):
+            return ""
+        value = getattr(namespace, name, None)
+    else:
+        value = module.get(name)
+    value = cast(Any, value)
+    if value is typing.ClassVar or (
+        type(value) is typing._GenericAlias and value.__origin__ is typing.ClassVar
+    ):
+        return "ClassVar"
+    if dataclasses is not None:
+        if value is dataclasses.InitVar or type(value) is dataclasses.InitVar:
+            return "InitVar"
+        if value is dataclasses.KW_ONLY:
+            return "KW_ONLY"
+    return ""
+
+
+def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
+    made = _make(cls, options) if _OWN_BUILDER else None
+    if made is None:
+        made = _by_dataclasses(cls, options)
+    return made
 
 
 class _Exec:
@@ -64,119 +529,63 @@ class _Exec:
 
 
 _EXEC = _Exec()
-_recursive_repr = dataclasses._recursive_repr  # type: ignore[attr-defined]
 # `dataclasses.exec` is process-wide while a class is built; reentrant, since compiling can
 # import pisa_mm.cache, which could one day define a record of its own
 _LOCK = threading.RLock()
 
 
-def _build(cls: type[T], options: dict[str, Any]) -> type[T]:
-    made = _make(cls, options) if _OWN_BUILDER else None
-    if made is None:
-        made = _by_dataclasses(cls, options)
-    if options["frozen"] and options["slots"]:
-        _set_by_slots(made)
-    return made
-
-
 def _by_dataclasses(cls: type[T], options: dict[str, Any]) -> type[T]:
+    """`dataclasses.dataclass(cls, **options)`, its methods' code from the cache (the name
+    `exec` in the dataclasses module shadowed for the time of one class), this module's
+    `field`s given as dataclasses' own; a frozen slotted class then stores through its
+    slots (`_slots_init`)."""
+    import dataclasses
+
+    for name, value in list(vars(cls).items()):
+        if isinstance(value, Field):
+            setattr(cls, name, value.dataclass_field())
     with _LOCK:
         outer = _EXEC.module
         _EXEC.module = cls.__module__
-        # dataclasses calls `exec` by its global name: shadowing it there, for the time of
-        # one class, hands it the compiled code
         namespace = vars(dataclasses)
         shadowed = namespace.get("exec")  # None: `exec` is the builtin there
         namespace["exec"] = _EXEC
         try:
-            return dataclasses.dataclass(cls, **options)
+            made = dataclasses.dataclass(cls, **options)
         finally:
             _EXEC.module = outer
             if shadowed is None:
                 del namespace["exec"]
             else:
                 namespace["exec"] = shadowed
+    if options["frozen"] and options["slots"]:
+        fields = dataclasses.fields(made)  # type: ignore[arg-type]
+        if not hasattr(made, "__post_init__") and all(
+            f.init and not f.kw_only and f.default_factory is dataclasses.MISSING for f in fields
+        ):
+            defaults = tuple(f.default for f in fields if f.default is not dataclasses.MISSING)
+            init = _slots_init(made, [f.name for f in fields], defaults)
+            if init is not None:
+                init.__annotations__ = made.__init__.__annotations__
+                made.__init__ = init  # type: ignore[method-assign]
+    return made
 
 
-# ---------------------------------------------------------------- the builder of our own
-
-# The builder below does what CPython 3.11's `dataclasses._process_class` does, step for step
-# and with the same method texts, for the classes the tree has (string annotations, no
-# dataclass base, none of ClassVar, InitVar or KW_ONLY); for anything else, and under another
-# Python, it declines and dataclasses builds the class. tests/unit/records compares, for every
-# @record class of pisa_mm, what both make.
-_OWN_BUILDER = sys.version_info[:2] == (3, 11)
-# dataclasses' own test of a string annotation that may name ClassVar, InitVar or KW_ONLY
-_ANNOTATION_HEAD = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
-_MISSING: Any = dataclasses.MISSING
-_FIELD = dataclasses._FIELD  # type: ignore[attr-defined]
-_CLASSVAR = dataclasses._FIELD_CLASSVAR  # type: ignore[attr-defined]
-_HAS_DEFAULT_FACTORY = dataclasses._HAS_DEFAULT_FACTORY  # type: ignore[attr-defined]
-_ORDER = (("__lt__", "<"), ("__le__", "<="), ("__gt__", ">"), ("__ge__", ">="))
-
-
-def _special(annotation: str, module: dict[str, Any]) -> str:
-    """What dataclasses would read `annotation` as: "ClassVar", "InitVar", "KW_ONLY" or ""
-    (a field)."""
-    match = _ANNOTATION_HEAD.match(annotation)
-    if match is None:
-        return ""
-    prefix, name = match.groups()
-    if prefix:
-        namespace = module.get(prefix)
-        if namespace is not typing and namespace is not dataclasses:
-            return ""
-        value = getattr(namespace, name, None)
-    else:
-        value = module.get(name)
-    value = cast(Any, value)
-    if value is typing.ClassVar or (
-        type(value) is typing._GenericAlias  # type: ignore[attr-defined]
-        and value.__origin__ is typing.ClassVar
-    ):
-        return "ClassVar"
-    if value is dataclasses.InitVar or type(value) is dataclasses.InitVar:
-        return "InitVar"
-    return "KW_ONLY" if value is dataclasses.KW_ONLY else ""
-
-
-def _method(
-    name: str,
-    args: str,
-    body: list[str],
-    group: str,
-    scope: dict[str, Any],
-    local: dict[str, Any] | None = None,
-    returns: bool = False,
-) -> Any:
-    """`dataclasses._create_fn`: the same text, its code from the cache."""
-    local = {} if local is None else local
-    annotation = ""
-    if returns:
-        local["_return_type"] = None
-        annotation = "->_return_type"
-    lines = "\n".join(f"  {b}" for b in body)
-    text = (
-        f"def __create_fn__({', '.join(local)}):\n def {name}({args}){annotation}:\n{lines}\n"
-        f" return {name}"
-    )
-    namespace: dict[str, Any] = {}
-    exec(compiled(text, group, "<string>"), scope, namespace)
-    return namespace["__create_fn__"](**local)
-
-
-def _set_new(namespace: dict[str, Any], qualname: str, name: str, value: Any) -> None:
-    """`dataclasses._set_new_attribute`, on the class's namespace."""
-    if name not in namespace:
-        if isinstance(value, FunctionType):
-            value.__qualname__ = f"{qualname}.{value.__name__}"
-        namespace[name] = value
-
-
-def _tuple(name: str, fields: list[dataclasses.Field[Any]]) -> str:
-    if not fields:
-        return "()"
-    return f"({','.join([f'{name}.{f.name}' for f in fields])},)"
+def _slots_init(cls: type, names: list[str], defaults: tuple[Any, ...]) -> FunctionType | None:
+    """An `__init__` for `cls` storing each of `names` (its parameters, the last ones with
+    `defaults`) through its slot's descriptor, fetched once: the one `dataclasses` writes
+    calls `object.__setattr__(self, name, value)` per field, which finds the slot by name
+    every time and makes building a record about twice as slow (a test's frontend alone
+    builds hundreds: bench/bench_frontend.py --stages). None when a name is not a slot of
+    its own."""
+    setters = []
+    for name in names:
+        slot = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+        if not isinstance(slot, MemberDescriptorType) or name == "self":
+            return None
+        setters.append(CellType(slot.__set__))
+    scope = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
+    return _function("__init__", names, scope, cls.__qualname__, defaults or None, setters)
 
 
 def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
@@ -192,50 +601,72 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
     if "__slots__" in own and slots:
         return None
     for base in cls.__mro__[1:]:
-        if hasattr(base, "__dataclass_fields__"):
+        if "__dataclass_fields__" in vars(base):
             return None
     annotations: dict[str, Any] = own.get("__annotations__", {})
+    dataclasses = sys.modules.get("dataclasses")
     for name, value in own.items():
-        if isinstance(value, dataclasses.Field) and name not in annotations:
-            return None
-    fields: dict[str, dataclasses.Field[Any]] = {}
+        if isinstance(value, Field) and name not in annotations:
+            return None  # dataclasses' error
+        if dataclasses is not None and isinstance(value, dataclasses.Field):
+            return None  # a field of dataclasses' own
+    fields: list[_Field] = []
     for name, annotation in annotations.items():
         if not isinstance(annotation, str):
             return None
         kind = _special(annotation, scope)
         if kind not in ("", "ClassVar"):
             return None
-        default = getattr(cls, name, _MISSING)
-        if isinstance(default, dataclasses.Field):
-            f = default
+        default = getattr(cls, name, MISSING)
+        if isinstance(default, Field):
+            spec = default
         else:
-            if isinstance(default, MemberDescriptorType):
-                default = _MISSING
-            # what `dataclasses.field(default=default)` makes
-            f = dataclasses.Field(default, _MISSING, True, True, None, True, None, _MISSING)  # type: ignore[arg-type]
-        f.name = name
-        f.type = annotation
+            if default is MISSING or isinstance(default, MemberDescriptorType):
+                spec = _PLAIN  # never changed: one for every field without a default
+            else:
+                spec = Field(default, MISSING, True, True, None, True, None, MISSING)
         if kind:  # a class variable: listed in the fields, not one of them
-            if f.default_factory is not _MISSING or f.kw_only is not _MISSING:
+            if spec.default_factory is not MISSING or spec.kw_only is not MISSING:
                 return None  # dataclasses' errors
-            f._field_type = _CLASSVAR  # type: ignore[attr-defined]
-            fields[name] = f
+            fields.append(_Field(name, annotation, spec, True))
             continue
-        f._field_type = _FIELD  # type: ignore[attr-defined]
-        if f.kw_only is _MISSING:
-            f.kw_only = False
-        if f.default.__class__.__hash__ is None:
+        if spec.kw_only not in (MISSING, False):
+            return None
+        if spec.default.__class__.__hash__ is None:
             return None  # a mutable default: dataclasses' error
-        fields[name] = f
-    real = [f for f in fields.values() if f._field_type is _FIELD]  # type: ignore[attr-defined]
-    positional = [f for f in real if f.init and not f.kw_only]
-    keywords = [f for f in real if f.init and f.kw_only]
+        fields.append(_Field(name, annotation, spec, False))
+    # one pass over the fields for what the methods take (comprehensions are calls too)
+    real: list[_Field] = []
+    positional: list[_Field] = []
+    shown: list[str] = []  # in __repr__
+    compared: list[str] = []  # in __eq__ and the order
+    hashed: list[str] = []  # in __hash__
+    defaults: list[Any] = []  # of __init__'s parameters, when made by template
+    simple = "__init__" not in own  # every field an __init__ parameter, with no factory
     seen_default = False
-    for f in positional:
-        if f.default is not _MISSING or f.default_factory is not _MISSING:
-            seen_default = True
-        elif seen_default:
-            return None  # dataclasses' error
+    for f in fields:
+        if f.classvar:
+            continue
+        spec = f.spec
+        real.append(f)
+        if spec.init:
+            positional.append(f)
+            if spec.default is not MISSING or spec.default_factory is not MISSING:
+                seen_default = True
+            elif seen_default:
+                return None  # dataclasses' error
+        if not spec.init or spec.default_factory is not MISSING:
+            simple = False
+        elif spec.default is not MISSING:
+            defaults.append(spec.default)
+        if f.name == "self" or f.name.startswith("_pisa_"):
+            simple = False
+        if spec.repr:
+            shown.append(f.name)
+        if spec.compare:
+            compared.append(f.name)
+        if spec.compare if spec.hash is None else spec.hash:
+            hashed.append(f.name)
     if order and any(name in own for name, _ in _ORDER):
         return None
     if frozen and ("__setattr__" in own or "__delattr__" in own):
@@ -246,8 +677,8 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         or any(vars(base).get("__new__") is not None for base in cls.__mro__[1:-1])
     ):
         return None  # its docstring would be what `inspect.signature` makes of the class
-    class_hash = own.get("__hash__", _MISSING)
-    explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
+    class_hash = own.get("__hash__", MISSING)
+    explicit_hash = not (class_hash is MISSING or (class_hash is None and "__eq__" in own))
 
     # From here on, what dataclasses does to the class, in its order, done to a copy of its
     # namespace (a dict keeps the order of the class's own, as setattr and delattr would);
@@ -255,39 +686,101 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
     # dunder on a class updates its type slots each time: a good part of the cost.
     namespace = dict(own)
     qualname = cls.__qualname__
-    namespace["__dataclass_params__"] = dataclasses._DataclassParams(  # type: ignore[attr-defined]
-        True, True, eq, order, False, frozen
-    )
-    for f in fields.values():
-        if isinstance(getattr(cls, f.name, None), dataclasses.Field):
-            if f.default is _MISSING:
+    namespace["__dataclass_params__"] = _Lazy("__dataclass_params__")
+    for f in fields:
+        if isinstance(own.get(f.name), Field):
+            if f.spec.default is MISSING:
                 del namespace[f.name]
             else:
-                namespace[f.name] = f.default
-    namespace["__dataclass_fields__"] = fields
-    group = f"records {cls.__module__}"
+                namespace[f.name] = f.spec.default
+    namespace["__dataclass_fields__"] = _Lazy("__dataclass_fields__")
+    post_init = hasattr(cls, "__post_init__")
+    by_slots = frozen and slots and not post_init and simple
+    # a frozen slotted class stores through its slots: its `__init__` is made once the
+    # slotted class is (placed here, where dataclasses places it)
+    init = None if by_slots else _init_text(cls, real, frozen, slots, post_init, scope)
+    _set_new(namespace, qualname, "__init__", init)
+    _set_new(
+        namespace, qualname, "__repr__", _guarded(_function("__repr__", shown, scope, qualname))
+    )
+    if eq:
+        _set_new(namespace, qualname, "__eq__", _function("__eq__", compared, scope, qualname))
+    if order:
+        for name, _ in _ORDER:
+            _set_new(namespace, qualname, name, _function(name, compared, scope, qualname))
+    names = tuple(f.name for f in real)
+    if frozen:
+        setter, deleter = _frozen(cls, names, qualname)
+        _set_new(namespace, qualname, "__setattr__", setter)
+        _set_new(namespace, qualname, "__delattr__", deleter)
+    if eq and not explicit_hash:
+        if frozen:
+            namespace["__hash__"] = _function("__hash__", hashed, scope, qualname)
+        else:
+            namespace["__hash__"] = None
+    if not cls.__doc__:
+        namespace["__doc__"] = cls.__name__ + _signature(positional)
+    _set_new(namespace, qualname, "__match_args__", tuple(f.name for f in positional))
+    if slots:
+        made = _slotted(cls, namespace, list(names), frozen, weakref_slot)
+    else:
+        for name, value in namespace.items():
+            if own.get(name, MISSING) is not value:
+                setattr(cls, name, value)
+        for name in [name for name in own if name not in namespace]:
+            delattr(cls, name)
+        made = cls
+    _INFO[made] = _Info(fields, options)
+    if by_slots:
+        made_init = _slots_init(made, list(names), tuple(defaults))
+        if made_init is None:  # a field that is no slot of its own
+            made_init = _init_text(cls, real, frozen, slots, post_init, scope)
+        else:
+            made_init.__annotations__ = {**{f.name: f.type for f in real}, "return": None}
+        type.__setattr__(made, "__init__", made_init)
+    abc.update_abstractmethods(made)
+    return cast(type[T], made)
 
-    # __init__
-    self_name = "__dataclass_self__" if "self" in fields else "self"
+
+def _set_new(namespace: dict[str, Any], qualname: str, name: str, value: Any) -> None:
+    """`dataclasses._set_new_attribute`, on the class's namespace."""
+    if name not in namespace:
+        if isinstance(value, FunctionType):
+            value.__qualname__ = f"{qualname}.{value.__name__}"
+        namespace[name] = value
+
+
+def _init_text(
+    cls: type,
+    real: list[_Field],
+    frozen: bool,
+    slots: bool,
+    post_init: bool,
+    scope: dict[str, Any],
+) -> Any:
+    """The `__init__` dataclasses writes, as it writes it (`_init_fn`), its code from the
+    cache: for the classes a template does not cover (a default factory, `init=False`,
+    `__post_init__`, a mutable record)."""
+    self_name = "__dataclass_self__" if any(f.name == "self" for f in real) else "self"
     local: dict[str, Any] = {f"_type_{f.name}": f.type for f in real}
-    local["MISSING"] = _MISSING
+    local["MISSING"] = MISSING
     local["_HAS_DEFAULT_FACTORY"] = _HAS_DEFAULT_FACTORY
     local["__dataclass_builtins_object__"] = object
     body = []
     for f in real:
-        default_name = f"_dflt_{f.name}"
-        if f.default_factory is not _MISSING:
-            local[default_name] = f.default_factory
-            if f.init:
+        spec, default_name = f.spec, f"_dflt_{f.name}"
+        if spec.default_factory is not MISSING:
+            local[default_name] = spec.default_factory
+            if spec.init:
                 value = f"{default_name}() if {f.name} is _HAS_DEFAULT_FACTORY else {f.name}"
             else:
                 value = f"{default_name}()"
-        elif f.init:
-            if f.default is not _MISSING:
-                local[default_name] = f.default
+        elif spec.init:
+            if spec.default is not MISSING:
+                local[default_name] = spec.default
             value = f.name
-        elif slots and f.default is not _MISSING:
-            local[default_name] = f.default
+        elif slots and spec.default is not MISSING:
+            local[default_name] = spec.default
             value = default_name
         else:
             continue
@@ -297,102 +790,48 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
             )
         else:
             body.append(f"{self_name}.{f.name}={value}")
-    if hasattr(cls, "__post_init__"):
+    if post_init:
         body.append(f"{self_name}.__post_init__()")
-    params = [_param(f) for f in positional]
-    if keywords:
-        params += ["*", *(_param(f) for f in keywords)]
-    init = _method(
-        "__init__",
-        ",".join([self_name, *params]),
-        body or ["pass"],
-        group,
-        scope,
-        local,
-        returns=True,
+    params = [_param(f) for f in real if f.spec.init]
+    local["_return_type"] = None
+    lines = "\n".join(f"  {b}" for b in body or ["pass"])
+    text = (
+        f"def __create_fn__({', '.join(local)}):\n"
+        f" def __init__({','.join([self_name, *params])})->_return_type:\n{lines}\n"
+        f" return __init__"
     )
-    _set_new(namespace, qualname, "__init__", init)
-
-    shown = ", ".join([f"{f.name}={{self.{f.name}!r}}" for f in real if f.repr])
-    text = f'return self.__class__.__qualname__ + f"({shown})"'
-    shown_fn = _recursive_repr(_method("__repr__", "self", [text], group, scope))
-    _set_new(namespace, qualname, "__repr__", shown_fn)
-    compared = [f for f in real if f.compare]
-    mine, theirs = _tuple("self", compared), _tuple("other", compared)
-    operators = ((("__eq__", "=="),) if eq else ()) + (_ORDER if order else ())
-    for name, op in operators:
-        body = ["if other.__class__ is self.__class__:", f" return {mine}{op}{theirs}"]
-        body.append("return NotImplemented")
-        _set_new(namespace, qualname, name, _method(name, "self,other", body, group, scope))
-    if frozen:
-        local = {"cls": cls, "FrozenInstanceError": dataclasses.FrozenInstanceError}
-        names = "(" + ",".join(repr(f.name) for f in real) + ",)" if real else "()"
-        for name, args, verb, call in (
-            ("__setattr__", "self,name,value", "assign to", "__setattr__(name, value)"),
-            ("__delattr__", "self,name", "delete", "__delattr__(name)"),
-        ):
-            body = [
-                f"if type(self) is cls or name in {names}:",
-                f' raise FrozenInstanceError(f"cannot {verb} field {{name!r}}")',
-                f"super(cls, self).{call}",
-            ]
-            _set_new(namespace, qualname, name, _method(name, args, body, group, scope, local))
-    if eq and not explicit_hash:
-        if frozen:
-            hashed = [f for f in real if (f.compare if f.hash is None else f.hash)]
-            body = [f"return hash({_tuple('self', hashed)})"]
-            fn = _method("__hash__", "self", body, group, scope)
-            fn.__qualname__ = f"{qualname}.{fn.__name__}"
-            namespace["__hash__"] = fn
-        else:
-            namespace["__hash__"] = None
-    if not cls.__doc__:
-        namespace["__doc__"] = cls.__name__ + _signature(positional, keywords)
-    _set_new(namespace, qualname, "__match_args__", tuple(f.name for f in positional))
-    if slots:
-        cls = _slotted(cls, namespace, [f.name for f in real], frozen, weakref_slot)
-    else:
-        for name, value in namespace.items():
-            if own.get(name, _MISSING) is not value:
-                setattr(cls, name, value)
-        for name in [name for name in own if name not in namespace]:
-            delattr(cls, name)
-    abc.update_abstractmethods(cls)
-    return cls
+    namespace: dict[str, Any] = {}
+    exec(compiled(text, f"records {cls.__module__}", "<string>"), scope, namespace)
+    return namespace["__create_fn__"](**local)
 
 
-def _param(f: dataclasses.Field[Any]) -> str:
+def _param(f: _Field) -> str:
     """`dataclasses._init_param`."""
-    if f.default is not _MISSING:
+    if f.spec.default is not MISSING:
         return f"{f.name}:_type_{f.name}=_dflt_{f.name}"
-    if f.default_factory is not _MISSING:
+    if f.spec.default_factory is not MISSING:
         return f"{f.name}:_type_{f.name}=_HAS_DEFAULT_FACTORY"
     return f"{f.name}:_type_{f.name}"
 
 
-def _signature(
-    positional: list[dataclasses.Field[Any]], keywords: list[dataclasses.Field[Any]]
-) -> str:
+def _signature(positional: list[_Field]) -> str:
     """`str(inspect.signature(cls)).replace(' -> None', '')`, as dataclasses makes a missing
     docstring, for a plain class whose `__init__` is the one made here (without `inspect`, whose
     import costs more than the whole builder)."""
 
-    def text(f: dataclasses.Field[Any]) -> str:
-        if f.default is not _MISSING:
-            return f"{f.name}: {f.type!r} = {f.default!r}"
-        if f.default_factory is not _MISSING:
+    def text(f: _Field) -> str:
+        if f.spec.default is not MISSING:
+            return f"{f.name}: {f.type!r} = {f.spec.default!r}"
+        if f.spec.default_factory is not MISSING:
             return f"{f.name}: {f.type!r} = <factory>"
         return f"{f.name}: {f.type!r}"
 
-    params = [text(f) for f in positional]
-    if keywords:
-        params += ["*", *(text(f) for f in keywords)]
-    return f"({', '.join(params)}) -> None".replace(" -> None", "")
+    return f"({', '.join(text(f) for f in positional)}) -> None".replace(" -> None", "")
 
 
 def _slotted(
-    cls: type[T], namespace: dict[str, Any], fields: list[str], frozen: bool, weakref_slot: bool
-) -> type[T]:
+    cls: type, namespace: dict[str, Any], fields: list[str], frozen: bool, weakref_slot: bool
+) -> type:
     """`dataclasses._add_slots`: the class again, from `namespace`, with a slot per field."""
     inherited: set[str] = set()
     for base in cls.__mro__[1:-1]:
@@ -408,58 +847,16 @@ def _slotted(
     namespace.pop("__dict__", None)
     namespace.pop("__weakref__", None)
     qualname = getattr(cls, "__qualname__", None)
-    made: Any = type(cls)(cls.__name__, cls.__bases__, namespace)  # type: ignore[misc]
+    made: Any = type(cls)(cls.__name__, cls.__bases__, namespace)
     if qualname is not None:
         made.__qualname__ = qualname
     if frozen:
+        getstate, setstate = _state(tuple(fields))
         if "__getstate__" not in namespace:
-            made.__getstate__ = dataclasses._dataclass_getstate  # type: ignore[attr-defined]
+            made.__getstate__ = getstate
         if "__setstate__" not in namespace:
-            made.__setstate__ = dataclasses._dataclass_setstate  # type: ignore[attr-defined]
-    return cast(type[T], made)
-
-
-def _set_by_slots(cls: type[Any]) -> None:
-    """Give a frozen slotted record an `__init__` that stores each field through its slot's
-    descriptor, fetched once: the one `dataclasses` writes calls `object.__setattr__(self,
-    name, value)` per field, which finds the slot by name every time and makes building a
-    record about twice as slow (a test's frontend alone builds hundreds: bench/
-    bench_frontend.py --stages). The same stores in the same order, the same parameters and
-    defaults. A class with `__post_init__`, a `default_factory`, keyword-only or
-    non-`__init__` fields keeps the `__init__` of `dataclasses`."""
-    fields = dataclasses.fields(cls)
-    if hasattr(cls, "__post_init__") or any(
-        not f.init or f.kw_only or f.default_factory is not dataclasses.MISSING for f in fields
-    ):
-        return
-    setters: list[Any] = []
-    for f in fields:
-        slot = next((k.__dict__[f.name] for k in cls.__mro__ if f.name in k.__dict__), None)
-        if not isinstance(slot, MemberDescriptorType) or f.name.startswith("_pisa_"):
-            return
-        setters.append(slot.__set__)
-    defaults = [f.default for f in fields if f.default is not dataclasses.MISSING]
-    params, k = [], 0
-    for f in fields:
-        if f.default is dataclasses.MISSING:
-            params.append(f.name)
-        else:
-            params.append(f"{f.name}=_pisa_d{k}")
-            k += 1
-    outer = [f"_pisa_s{i}" for i in range(len(fields))] + [f"_pisa_d{i}" for i in range(k)]
-    body = "".join(f"        _pisa_s{i}(self, {f.name})\n" for i, f in enumerate(fields))
-    source = (
-        f"def _pisa_make({', '.join(outer)}):\n"
-        f"    def __init__(self, {', '.join(params)}):\n"
-        + (body or "        pass\n")
-        + "    return __init__\n"
-    )
-    namespace: dict[str, Any] = {}
-    exec(compiled(source, f"records {cls.__module__}", "<string>"), {}, namespace)
-    init = namespace["_pisa_make"](*setters, *defaults)
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    init.__annotations__ = cls.__init__.__annotations__
-    cls.__init__ = init
+            made.__setstate__ = setstate
+    return cast(type, made)
 
 
 @overload
@@ -477,7 +874,7 @@ def record(
 ) -> Callable[[type[T]], type[T]]: ...
 
 
-@dataclass_transform(frozen_default=True, field_specifiers=(dataclasses.field, dataclasses.Field))
+@dataclass_transform(frozen_default=True, field_specifiers=(field, Field))
 def record(
     cls: type[T] | None = None,
     /,
@@ -488,7 +885,7 @@ def record(
     order: bool = False,
     weakref_slot: bool = False,
 ) -> type[T] | Callable[[type[T]], type[T]]:
-    """`dataclasses.dataclass(frozen=True, slots=True)`, with the generated code cached."""
+    """`dataclasses.dataclass(frozen=True, slots=True)`, built without dataclasses."""
     options: dict[str, Any] = {
         "frozen": frozen,
         "slots": slots,
@@ -501,23 +898,53 @@ def record(
     return lambda c: _build(c, options)
 
 
+def _field_names(cls: type) -> tuple[tuple[str, ...], frozenset[str]]:
+    """A record class's fields in order, and those outside `__init__`."""
+    info = _INFO.get(cls)
+    if info is not None:
+        return info.real, info.not_init
+    import dataclasses
+
+    fields = dataclasses.fields(cls)
+    return tuple(f.name for f in fields), frozenset(f.name for f in fields if not f.init)
+
+
+def replace(obj: T, /, **changes: Any) -> T:
+    """`dataclasses.replace`: a copy of the record `obj` with the fields `changes`."""
+    info = _INFO.get(type(obj))
+    if info is None:
+        import dataclasses
+
+        return dataclasses.replace(obj, **changes)  # type: ignore[type-var]
+    for name in info.not_init:
+        if name in changes:
+            raise ValueError(
+                f"field {name} is declared with init=False, it cannot be specified with replace()"
+            )
+    for name in info.init_names:
+        if name not in changes:
+            changes[name] = getattr(obj, name)
+    return obj.__class__(**changes)
+
+
 def pickled_by_fields(cls: type[T]) -> type[T]:
     """Make a record pickle as a call of its class on its fields' values, in order.
 
-    A slotted dataclass pickles by `dataclasses`' `__getstate__`/`__setstate__`, which call
-    `dataclasses.fields` and set each field in Python: a result sent back from a worker
-    (runner/pool.py) spent most of its pickling time there. Every field must be an
-    `__init__` argument (no `init=False`), which is checked here."""
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
-    if not all(f.init for f in fields):
+    A slotted dataclass pickles by `__getstate__`/`__setstate__`, which set each field in
+    Python: a result sent back from a worker (runner/pool.py) spent most of its pickling
+    time there. Every field must be an `__init__` argument (no `init=False`), which is
+    checked here."""
+    names, not_init = _field_names(cls)
+    if not_init:
         raise TypeError(f"{cls.__name__}: a field outside __init__ cannot be pickled by fields")
-    names = tuple(f.name for f in fields)
     if len(names) == 1:
         (name,) = names
 
         def reduce(self: Any) -> tuple[type[T], tuple[Any, ...]]:
             return cls, (getattr(self, name),)
     else:
+        import operator
+
         values = operator.attrgetter(*names)
 
         def reduce(self: Any) -> tuple[type[T], tuple[Any, ...]]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from typing import assert_never
 
 from pisa_mm.cat.builtins import BUILTINS
@@ -32,6 +31,7 @@ from pisa_mm.cat.syntax import (
     subexpressions,
 )
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.records import replace
 
 __all__ = ["check_model"]
 

@@ -10,7 +10,6 @@ included file is known after the include.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import field
 
 from lark import Token, Tree
 
@@ -35,7 +34,7 @@ from pisa_mm.cat.syntax import (
     format_expr,
 )
 from pisa_mm.errors import PisaMMError, Span
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 
 __all__ = ["KEYWORDS", "File", "Prelude", "Scope", "elaborate", "title_of", "unsupported"]
 

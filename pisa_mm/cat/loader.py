@@ -9,33 +9,40 @@ from __future__ import annotations
 
 import functools
 import os
-import stat
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from pisa_mm.cat.syntax import CheckStmt, Model, Statement
-from pisa_mm.errors import PisaMMError, Span, read_source
+from pisa_mm.cat.syntax import Model
+from pisa_mm.errors import PisaMMError, read_source
 
-# The parser (lark), the elaborator and the checker are imported only when a model is read
-# from its text, not when a shipped model comes from the cache (start-up time).
+# Reading a model from its text (pisa_mm/cat/includes.py: pathlib, the parser, lark, the
+# elaborator and the checker) is imported only when a model is not in the cache (start-up).
 if TYPE_CHECKING:
-    from pisa_mm.cat.elaborate import File, Prelude
+    from pathlib import Path
+
+    from pisa_mm.cat.includes import (
+        CAT_DIR,
+        COMPAT_DIR,
+        MAX_INCLUDE_BYTES,
+        MAX_INCLUDE_DEPTH,
+        MODELS_DIR,
+    )
 
 __all__ = [
     "CAT_DIR",
     "COMPAT_DIR",
     "MAX_INCLUDE_BYTES",
-    "MAX_MODEL_BYTES",
+    "MAX_INCLUDE_DEPTH",
     "MODELS_DIR",
     "SHIPPED_MODELS",
     "load_model",
     "load_model_source",
 ]
 
-CAT_DIR = Path(__file__).parent
-MODELS_DIR = CAT_DIR / "models"
-COMPAT_DIR = CAT_DIR / "compat"
+# The cat package's directory and the shipped models', as strings (CAT_DIR, MODELS_DIR and
+# COMPAT_DIR, pathlib's Paths, come from pisa_mm/cat/includes.py when asked for).
+CAT_PATH = os.path.dirname(__file__)
+MODELS_PATH = os.path.join(CAT_PATH, "models")
 # The models `pisa-mm` ships, by the name the CLI accepts (`--model NAME`).
 SHIPPED_MODELS: tuple[str, ...] = (
     "pisa",
@@ -44,19 +51,15 @@ SHIPPED_MODELS: tuple[str, ...] = (
     "pisa-ownspace",
     "pisa-rs11",
 )
-# A model file (given to --model or included) larger than this is refused, and so is a model
-# whose files hold more than MAX_MODEL_BYTES together: the shipped core is 6 kB, and the
-# parser takes ~15 us a byte on dense text (1 MiB of nested parentheses took a minute).
-MAX_INCLUDE_BYTES = 256 << 10
-MAX_MODEL_BYTES = 1 << 20
-# Includes nested deeper than this are refused (the shipped models nest 2 deep); each level
-# costs the parser and the elaborator a few dozen Python frames.
-MAX_INCLUDE_DEPTH = 32
-# herd's library files that herd models include: always ours, never a file of that name
-# next to the model (herd's own need constructs we replace by built-ins).
-_HERD_LIBRARY = {"stdlib.cat": CAT_DIR / "stdlib.cat", "cos.cat": COMPAT_DIR / "cos.cat"}
-# The files whose definitions are herd's standard names, available without an include.
-_PRELUDE_FILES = (CAT_DIR / "stdlib.cat", COMPAT_DIR / "prelude.cat")
+
+
+def __getattr__(name: str) -> Any:
+    """CAT_DIR, COMPAT_DIR, MODELS_DIR and the include limits: pisa_mm/cat/includes.py's."""
+    if name in ("CAT_DIR", "COMPAT_DIR", "MODELS_DIR", "MAX_INCLUDE_BYTES", "MAX_INCLUDE_DEPTH"):
+        from pisa_mm.cat import includes
+
+        return getattr(includes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_model(name_or_path: str, search_path: Sequence[str | Path] = ()) -> Model:
@@ -66,9 +69,13 @@ def load_model(name_or_path: str, search_path: Sequence[str | Path] = ()) -> Mod
     Shipped models are loaded once per process (a `Model` is immutable)."""
     if name_or_path in SHIPPED_MODELS and not search_path:
         return _load_shipped(name_or_path)
+    from pathlib import Path
+
+    from pisa_mm.cat.includes import Loader
+
     if name_or_path in SHIPPED_MODELS:
-        path = MODELS_DIR / f"{name_or_path}.cat"
-        return _Loader(search_path).load(read_source(str(path)), path, name_or_path)
+        path = Path(MODELS_PATH) / f"{name_or_path}.cat"
+        return Loader(search_path).load(read_source(str(path)), path, name_or_path)
     path = Path(name_or_path)
     try:
         is_file = path.is_file()
@@ -82,7 +89,9 @@ def load_model(name_or_path: str, search_path: Sequence[str | Path] = ()) -> Mod
             f"unknown model '{shown}': not a file, nor a shipped model ({shipped})",
             "cat-model",
         )
-    return _Loader(search_path).load(read_source(str(path), MAX_INCLUDE_BYTES), path, path.stem)
+    from pisa_mm.cat.includes import MAX_INCLUDE_BYTES  # --model's file: an include's limit
+
+    return Loader(search_path).load(read_source(str(path), MAX_INCLUDE_BYTES), path, path.stem)
 
 
 def load_model_source(
@@ -94,8 +103,12 @@ def load_model_source(
     """A model from text (tests, `--model-text`). If `filename` is an existing file, its
     directory is where includes are found; otherwise only `search_path` and the shipped
     models are."""
+    from pathlib import Path
+
+    from pisa_mm.cat.includes import Loader
+
     path = Path(filename)
-    return _Loader(search_path).load(
+    return Loader(search_path).load(
         source, path if path.is_file() else None, name or path.stem, filename
     )
 
@@ -106,11 +119,15 @@ def _load_shipped(name: str) -> Model:
     are those it was compiled from (pisa_mm/cache.py)."""
     from pisa_mm.cache import pickled
 
-    path = MODELS_DIR / f"{name}.cat"
     key = _shipped_key(name)
 
     def compile_model() -> Model:
-        return _Loader(()).load(read_source(str(path)), path, name)
+        from pathlib import Path
+
+        from pisa_mm.cat.includes import Loader
+
+        path = Path(MODELS_PATH) / f"{name}.cat"
+        return Loader(()).load(read_source(str(path)), path, name)
 
     if key is None:
         return compile_model()
@@ -126,7 +143,7 @@ def _shipped_key(name: str) -> str | None:
     would cost more than the cache saves.)"""
     from pisa_mm.cache import digest
 
-    parts: list[str | bytes] = [f"shipped model {name} at {CAT_DIR}"]
+    parts: list[str | bytes] = [f"shipped model {name} at {CAT_PATH}"]
 
     def add(directory: str, prefix: str) -> None:
         for entry in sorted(os.scandir(directory), key=lambda e: e.name):
@@ -138,194 +155,10 @@ def _shipped_key(name: str) -> str | None:
                     parts.extend((prefix + entry.name, fh.read()))
 
     try:
-        add(str(CAT_DIR), "")
-        with open(CAT_DIR.parent / "errors.py", "rb") as fh:  # Span, pickled in the model
-            parts.extend(("errors.py", fh.read()))
+        add(CAT_PATH, "")
+        for name in ("errors.py", "records.py"):  # Span, and how records pickle
+            with open(os.path.join(os.path.dirname(CAT_PATH), name), "rb") as fh:
+                parts.extend((name, fh.read()))
     except OSError:
         return None
     return digest(parts)
-
-
-@functools.cache
-def _prelude() -> Prelude:
-    from pisa_mm.cat.elaborate import Prelude
-    from pisa_mm.cat.parser import parse_file
-
-    prelude = Prelude()
-    for path, text in _prelude_sources().items():
-        prelude.add(parse_file(text, path))
-    return prelude
-
-
-@functools.cache
-def _prelude_sources() -> dict[str, str]:
-    """The prelude's files by name: an error in a standard definition (a standard function
-    called with a relation for a set, say) quotes them."""
-    return {str(path): read_source(str(path)) for path in _PRELUDE_FILES}
-
-
-def _real(path: Path) -> Path:
-    return Path(os.path.realpath(path))
-
-
-class _Loader:
-    """Expand `include`s depth-first, in order. A file is included once per model (a second
-    `include` of it is skipped, like `#pragma once`), so a model and the core it includes may
-    both include stdlib.cat; an include cycle is an error."""
-
-    def __init__(self, search_path: Iterable[str | Path]) -> None:
-        self.sources: dict[str, str] = dict(_prelude_sources())
-        self.total = 0  # bytes of the model's own files read so far
-        self.done: set[Path] = set()
-        self.active: list[Path] = []
-        self.search = [_real(Path(d)) for d in search_path]
-        self.shipped = [_real(MODELS_DIR), _real(CAT_DIR)]
-        from pisa_mm.cat.elaborate import Scope
-
-        self.scope = Scope(prelude=_prelude())
-
-    def load(self, source: str, path: Path | None, name: str, filename: str | None = None) -> Model:
-        from pisa_mm.cat.check import check_model
-        from pisa_mm.cat.elaborate import elaborate, title_of
-
-        shown = filename if filename is not None else str(path)
-        try:
-            top = self.parse(source, shown)
-            title, herd = title_of(top)
-            self.scope.herd = herd
-            if path is not None:
-                real = _real(path)
-                self.done.add(real)
-                self.active.append(real)
-                here: Path | None = real.parent
-            else:
-                here = None  # text that is not a file: includes come from the search path
-            elaborate(top, self.scope, lambda p, s: self.include(p, s, here, here))
-            statements = _unique_check_names(self.scope.out) if herd else self.scope.out
-            return check_model(name, title or name, shown, statements, self.sources)
-        except PisaMMError as exc:
-            raise _with_sources(exc, self.sources) from None
-
-    def parse(self, source: str, filename: str, span: Span | None = None) -> File:
-        """Parse, remembering the text so that any later error can show its source line
-        (`span`: the include that asked for it)."""
-        from pisa_mm.cat.parser import parse_file
-
-        self.total += len(source)
-        if self.total > MAX_MODEL_BYTES:
-            message = f"the model's files hold more than {MAX_MODEL_BYTES} bytes together"
-            raise PisaMMError.at(span, message, "cat-include")
-        self.sources[filename] = source
-        return parse_file(source, filename)
-
-    def include(self, target: str, span: Span, here: Path | None, root: Path | None) -> None:
-        """`here`: the including file's directory; `root`: the directory tree it was found
-        in (the top model's directory, a --model-path directory or a shipped one)."""
-        path, found_in = self.resolve(target, span, here, root)
-        if path in self.active:
-            chain = " -> ".join(p.name for p in [*self.active, path])
-            raise PisaMMError.at(span, f"include cycle: {chain}", "cat-include")
-        if path in self.done:
-            return
-        if len(self.active) >= MAX_INCLUDE_DEPTH:
-            raise PisaMMError.at(
-                span, f"includes nested more than {MAX_INCLUDE_DEPTH} deep", "cat-include"
-            )
-        self.done.add(path)
-        self.active.append(path)
-        from pisa_mm.cat.elaborate import elaborate
-
-        included = self.parse(_read_limited(path, span), str(path), span)
-        hook = lambda p, s: self.include(p, s, path.parent, found_in)  # noqa: E731
-        elaborate(included, self.scope, hook)
-        self.active.pop()
-
-    def resolve(
-        self, target: str, span: Span, here: Path | None, root: Path | None
-    ) -> tuple[Path, Path]:
-        """The file `include "target"` means: herd's library names are ours; otherwise
-        relative to the including file, then each `--model-path` directory, then the
-        shipped models. A candidate is taken only if its real path (symlinks followed)
-        lies inside the root it was looked up under."""
-        if target in _HERD_LIBRARY:
-            return _real(_HERD_LIBRARY[target]), _real(CAT_DIR)
-        if "\0" in target:  # no file system has such a name (os calls refuse it)
-            raise PisaMMError.at(span, "an include path cannot hold a NUL character", "cat-include")
-        if Path(target).is_absolute() or target.startswith("~"):
-            raise PisaMMError.at(
-                span,
-                f"include '{target}': an include path must be relative (to the including "
-                "file, a --model-path directory or the shipped models)",
-                "cat-include",
-            )
-        roots: list[tuple[Path, Path]] = []  # (directory to join with, root it must stay in)
-        if here is not None and root is not None:
-            roots.append((here, root))
-        roots += [(d, d) for d in self.search]
-        roots += [(d, d) for d in self.shipped]
-        for base, root in roots:
-            candidate = _real(base / target)
-            if not candidate.is_relative_to(root):
-                # Said the same way whether or not the target exists.
-                raise PisaMMError.at(
-                    span,
-                    f"include '{target}' leads outside the directories models may include "
-                    "from (the model's own directory tree, --model-path, the shipped models)",
-                    "cat-include",
-                )
-            try:
-                if candidate.is_file():
-                    return candidate, root
-            except OSError:  # e.g. a name too long: no such file to include
-                continue
-        raise PisaMMError.at(span, f"cannot find included file '{target}'", "cat-include")
-
-
-def _read_limited(path: Path, span: Span) -> str:
-    """An included file's text: a regular file of at most MAX_INCLUDE_BYTES, UTF-8."""
-    too_big = PisaMMError.at(
-        span, f"included file '{path.name}' is larger than {MAX_INCLUDE_BYTES} bytes", "cat-include"
-    )
-    try:
-        with open(path, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise PisaMMError.at(span, f"'{path.name}' is not a regular file", "cat-include")
-            data = fh.read(MAX_INCLUDE_BYTES + 1)
-    except OSError as exc:
-        raise PisaMMError.at(
-            span, f"cannot read included file '{path.name}'", "cat-include"
-        ) from exc
-    if len(data) > MAX_INCLUDE_BYTES:
-        raise too_big
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        message = f"included file '{path.name}' is not UTF-8 text"
-        raise PisaMMError.at(span, message, "cat-include") from exc
-
-
-def _unique_check_names(statements: list[Statement]) -> list[Statement]:
-    """herd lets two checks share a name; ours are unique, so a repeat becomes `name#2`."""
-    seen: set[str] = set()
-    out: list[Statement] = []
-    for stmt in statements:
-        if isinstance(stmt, CheckStmt):
-            first = stmt.name if stmt.name is not None else stmt.text
-            name, k = first, 1
-            while name in seen:
-                k += 1
-                name = f"{first}#{k}"
-            seen.add(name)
-            if name != first:
-                stmt = CheckStmt(stmt.kind, stmt.expr, name, stmt.text, stmt.span, stmt.name_span)
-        out.append(stmt)
-    return out
-
-
-def _with_sources(exc: PisaMMError, sources: dict[str, str]) -> PisaMMError:
-    """Attach the texts of the files read so far: the CLI renders source lines from them.
-    They are only files the loader accepted as model files."""
-    known: dict[str, str] = dict(getattr(exc, "sources", None) or {})
-    known.update(sources)
-    exc.sources = known  # type: ignore[attr-defined]
-    return exc

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import field, replace
 from typing import assert_never
 
 from pisa_mm.errors import PisaMMError, Span
-from pisa_mm.records import record
+from pisa_mm.records import field, pickled_by_fields, record, replace
 
 __all__ = [
     "Binary",
@@ -68,6 +67,7 @@ class BinaryOp(enum.Enum):
     CARTESIAN = "*"  # SET, SET -> REL, every pair (a, b) with a in the left set, b in the right
 
 
+@pickled_by_fields  # the model cache holds hundreds (cat/loader.py)
 @record
 class Name:
     """A reference to a built-in (`po`, `R`) or to a `let`-defined name."""
@@ -76,6 +76,7 @@ class Name:
     span: Span
 
 
+@pickled_by_fields  # the model cache holds hundreds (cat/loader.py)
 @record
 class Universe:
     """`_`: the set of all events of the execution."""
@@ -83,6 +84,7 @@ class Universe:
     span: Span
 
 
+@pickled_by_fields  # the model cache holds hundreds (cat/loader.py)
 @record
 class Empty:
     """`0`: the empty set or relation. `ty` is None only straight out of the parser; the
@@ -92,6 +94,7 @@ class Empty:
     ty: Ty | None = None
 
 
+@pickled_by_fields  # the model cache holds hundreds (cat/loader.py)
 @record
 class Unary:
     op: UnaryOp
@@ -99,6 +102,7 @@ class Unary:
     span: Span
 
 
+@pickled_by_fields  # the model cache holds hundreds (cat/loader.py)
 @record
 class Binary:
     """A binary operator. Chains are nested: `a ; b ; c` is `Binary(SEQ, a, Binary(SEQ, b, c))`
@@ -123,6 +127,7 @@ class CheckKind(enum.Enum):
     FLAG = "flag"
 
 
+@pickled_by_fields  # the model cache holds hundreds (cat/loader.py)
 @record
 class Definition:
     """`let name = expr` (or one binding of a `let rec` group)."""

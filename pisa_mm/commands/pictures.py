@@ -7,7 +7,6 @@ import os
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +17,7 @@ from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import compare, expected_path, from_result, read_expectation
 from pisa_mm.outcomes.model import TestResult
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 from pisa_mm.report.explain import render_query
 from pisa_mm.report.graphs import (
     GraphSet,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import functools
 import os
+import stat
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pisa_mm.engines import (
@@ -234,22 +234,23 @@ def collect_tests(args: Sequence[str]) -> list[str]:
     """Files as given; directories searched recursively for *.litmus, sorted."""
     out: list[str] = []
     for arg in args:
-        p = Path(arg)
         try:
-            p.stat()
+            mode: int | None = os.stat(arg).st_mode
         except FileNotFoundError:
-            pass  # said below
+            mode = None  # said below
         except OSError as exc:  # a name too long, a loop of symlinks, no permission
             shown = arg if len(arg) <= 80 else arg[:77] + "..."
             raise PisaMMError.at(None, f"cannot access {shown}: {exc.strerror}", "io") from None
-        if p.is_dir():
-            found = sorted(str(f) for f in p.rglob("*.litmus") if f.is_file())
+        if mode is not None and stat.S_ISDIR(mode):
+            from pathlib import Path  # a suite: a single test needs no pathlib
+
+            found = sorted(str(f) for f in Path(arg).rglob("*.litmus") if f.is_file())
             if not found:
                 raise PisaMMError.at(None, f"no *.litmus files under {arg}", "io")
             out.extend(found)
-        elif p.is_file():
+        elif mode is not None and stat.S_ISREG(mode):
             out.append(arg)
-        elif p.exists():
+        elif mode is not None:
             read_source(arg)  # a FIFO or a device: refused with what it is
         else:
             raise PisaMMError.at(None, f"no such file or directory: {arg}", "io")
@@ -321,9 +322,9 @@ def is_shipped_model(model: Model) -> bool:
 def _in_models_dir(path: str) -> bool:
     """Whether the model file at `path` is a shipped one (asked for every test: the path
     resolution is done once per model and process)."""
-    from pisa_mm.cat.loader import MODELS_DIR
+    from pisa_mm.cat.loader import MODELS_PATH
 
-    return Path(path).resolve().parent == MODELS_DIR.resolve()
+    return os.path.dirname(os.path.realpath(path)) == os.path.realpath(MODELS_PATH)
 
 
 def disagreements(results: Sequence[TestResult]) -> list[str]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import field
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import deps as dp
@@ -50,7 +49,7 @@ from pisa_mm.litmus.program import (
     VarRef,
     WaitGroup,
 )
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 from pisa_mm.values.eval import postorder
 from pisa_mm.values.expr import BOOL, TRUE, Apply, Const, Contribution, Expr, Op, ReadValue
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import field
 
 from pisa_mm.events.kinds import Space
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 
 
 @record

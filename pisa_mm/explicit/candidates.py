@@ -15,12 +15,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import field
 
 from pisa_mm.cat.compact import Orders
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 from pisa_mm.values.eval import evaluate
 from pisa_mm.values.expr import Const, Expr
 

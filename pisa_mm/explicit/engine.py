@@ -6,7 +6,6 @@ import threading
 import time
 import weakref
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
 
 from pisa_mm.cat.compact import Classes
 from pisa_mm.cat.eval import EvalResult, Evaluator
@@ -34,7 +33,7 @@ from pisa_mm.outcomes.condition import (
     verdict,
 )
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
-from pisa_mm.records import record
+from pisa_mm.records import record, replace
 from pisa_mm.values.expr import Expr
 
 __all__ = ["Execution", "executions", "final_state", "run_test"]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
 from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.gen.cycle import CODE
@@ -31,6 +29,7 @@ from pisa_mm.gen.params import (
     SpaceChoice,
 )
 from pisa_mm.gen.program import LOC_NAMES, Event, GenTest, GenThread
+from pisa_mm.records import replace
 
 NEVER = 255  # the compare value of a cas standing for a read: no generated write stores it
 _PISA_ORDER = {

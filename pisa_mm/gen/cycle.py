@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
 from pisa_mm.events.kinds import Order, Scope
@@ -23,6 +22,7 @@ from pisa_mm.gen.edges import (
     LocSpace,
     RmwKind,
 )
+from pisa_mm.records import replace
 
 CYCLE_PATH = "<cycle>"
 CODE = "gen-cycle"

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import replace
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope
-from pisa_mm.records import record
+from pisa_mm.records import record, replace
 
 
 class Dir(enum.Enum):

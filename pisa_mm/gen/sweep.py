@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import field
 
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.kinds import Scope
@@ -24,7 +23,7 @@ from pisa_mm.gen.params import (
 from pisa_mm.gen.program import GenTest
 from pisa_mm.gen.render import render
 from pisa_mm.litmus import parse_test
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 
 
 @record

@@ -8,11 +8,10 @@ builder, the operational machine, reports) reads only this module's types.
 from __future__ import annotations
 
 import enum
-from dataclasses import field
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
-from pisa_mm.records import pickled_by_fields, record
+from pisa_mm.records import field, pickled_by_fields, record
 from pisa_mm.values.expr import FpFormat
 
 

@@ -6,8 +6,6 @@ this module runs them in order over a whole test.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode import floats
@@ -33,6 +31,7 @@ from pisa_mm.litmus.program import (
     Thread,
     VarRef,
 )
+from pisa_mm.records import replace
 from pisa_mm.values.expr import FpFormat
 
 __all__ = ["validate", "validate_prop"]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from typing import NamedTuple
 
 from pisa_mm.events.kinds import Scope, Space
@@ -26,7 +25,7 @@ from pisa_mm.operational.atoms import (
     Flag,
     MsgId,
 )
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 from pisa_mm.values.expr import Expr
 
 

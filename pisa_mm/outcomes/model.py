@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import field
 from typing import ClassVar
 
 from pisa_mm.litmus.program import Observable
-from pisa_mm.records import pickled_by_fields, record
+from pisa_mm.records import field, pickled_by_fields, record
 
 
 class Verdict(enum.Enum):

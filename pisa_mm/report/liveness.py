@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from pisa_mm.events.model import EventStructure, Placement
 from pisa_mm.liveness.check import Analysis, Hang
+from pisa_mm.records import replace
 from pisa_mm.report.explain import render_execution
 
 __all__ = ["render_liveness"]

@@ -11,12 +11,15 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pisa_mm.errors import PisaMMError
 
+# pathlib (with the `urllib.parse` and `ipaddress` it imports) only when a file is written:
+# a run imports this module whatever it writes
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pisa_mm.cat.syntax import Model
 
 __all__ = ["check_outputs", "model_files", "not_regular", "write_atomic"]
@@ -57,6 +60,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Replace the file at `path` with `data` (text is written as UTF-8), atomically; its
     directory is created when missing (reports and graphs go to directories of their own)."""
     import tempfile  # only when writing (it imports random)
+    from pathlib import Path
 
     target = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
@@ -114,6 +118,8 @@ def check_outputs(
     files = [out for out in outputs if out is not None and out != "-"]
     if not files:
         return  # resolving thousands of inputs costs more than a small test's run
+    from pathlib import Path
+
     inputs_resolved = {Path(p).resolve() for p in inputs}
     for out in files:
         p = Path(out)
@@ -130,6 +136,8 @@ def check_outputs(
 
 def _check_dir(directory: str) -> None:
     """`directory` is one, or can be made: its first existing ancestor is a writable one."""
+    from pathlib import Path
+
     p = Path(directory)
     while True:
         mode = _mode(p)

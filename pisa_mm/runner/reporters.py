@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Sequence
-from dataclasses import field
 from typing import Any, Protocol
 
 from pisa_mm.outcomes.model import TestResult
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import write_atomic
 from pisa_mm.runner.job import Record, Status

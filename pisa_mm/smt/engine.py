@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Any, assert_never
 
 import z3
@@ -33,7 +32,7 @@ from pisa_mm.outcomes.condition import (
 )
 from pisa_mm.outcomes.condition import verdict as herd_verdict
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
-from pisa_mm.records import record
+from pisa_mm.records import record, replace
 from pisa_mm.smt.allsat import project
 from pisa_mm.smt.encode import Encoding, uses_floats
 from pisa_mm.smt.lits import Lit, lnot

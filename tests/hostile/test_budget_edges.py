@@ -206,7 +206,8 @@ def test_a_child_forked_during_a_command_never_runs_its_handlers() -> None:
 def test_a_model_is_size_limited_in_each_file_and_in_all(tmp_path: Path) -> None:
     # was: a 1 MiB include of nested parentheses took a minute to parse before its depth
     # error, and a --model file or a model with many includes had no limit at all
-    from pisa_mm.cat.loader import MAX_INCLUDE_BYTES, MAX_MODEL_BYTES, load_model
+    from pisa_mm.cat.includes import MAX_INCLUDE_BYTES, MAX_MODEL_BYTES
+    from pisa_mm.cat.loader import load_model
     from pisa_mm.errors import PisaMMError
 
     big = tmp_path / "big.cat"

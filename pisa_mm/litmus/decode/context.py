@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import NoReturn
 
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.program import VarDecl
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 
 SWIZZLE = {"x": 0, "y": 1, "z": 2, "w": 3}
 

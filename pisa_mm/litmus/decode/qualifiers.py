@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import field
 
 from pisa_mm.errors import Span
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import fail
-from pisa_mm.records import record
+from pisa_mm.records import field, record
 
 
 @record

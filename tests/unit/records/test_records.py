@@ -1,11 +1,13 @@
-"""`record` (pisa_mm/records.py): the classes dataclasses makes, their code from the cache
-(the cache of compiled code itself: test_codecache.py)."""
+"""`record` (pisa_mm/records.py): the classes dataclasses makes, built from templates whose
+code comes from the cache (the cache of compiled code itself: test_codecache.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
 import pickle
+import subprocess
+import sys
 import weakref
 from collections.abc import Callable
 from pathlib import Path
@@ -14,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pisa_mm import codecache
+from pisa_mm import codecache, records
 from pisa_mm.records import pickled_by_fields, record
 
 # Class bodies covering what the tree uses: defaults, factories, fields left out of
@@ -87,17 +89,32 @@ def _code(fn: Any) -> tuple[Any, ...]:
         code.co_flags,
         code.co_qualname,
         fn.__qualname__,
-        fn.__defaults__,
+        repr(fn.__defaults__),  # records' MISSING and <factory> are not dataclasses' objects
         fn.__kwdefaults__,
         fn.__annotations__,
     )
+
+
+# records' own closures: what they do is compared (test_what_dataclasses_offer_keeps_working,
+# tests/unit/records/test_tree_records.py)
+_OWN = ("__setattr__", "__delattr__", "__getstate__", "__setstate__")
+
+
+def _method(name: str, value: Any) -> Any:
+    if name == "__init__":
+        return str(inspect.signature(value)), value.__qualname__, value.__annotations__
+    if name == "__repr__":  # the wrapper is records' own recursion guard
+        return value.__qualname__, _code(value.__wrapped__)
+    if name in _OWN:
+        return name
+    return _code(value)
 
 
 def _shape(cls: type) -> dict[str, Any]:
     """Everything dataclasses decides about a class, with its methods' code; for `__init__`,
     its signature (a frozen slotted record's stores through its slots: test below)."""
     methods = {
-        name: inspect.signature(value) if name == "__init__" else _code(value)
+        name: _method(name, value)
         for name, value in sorted(vars(cls).items())
         if isinstance(value, FunctionType) and name not in ("__post_init__",)
     }
@@ -192,13 +209,32 @@ def test_what_dataclasses_offer_keeps_working() -> None:
 def test_an_edited_module_keeps_only_the_code_in_use(
     entry: Path, restart: Callable[[], None]
 ) -> None:
-    _make(BODIES["plain"], record)
+    _make(BODIES["defaults"], record)  # a default_factory: its __init__ is written as text
     restart()
-    _make(BODIES["generic"], record)  # the same module, edited
+    _make(BODIES["post_init"], record)  # the same module, edited
     restart()
-    (group,) = codecache.CODES.load()  # one group: this module's
-    table = codecache.CODES.group(group)
-    assert all("value" in source for source in table if "__init__" in source)
+    table = codecache.CODES.group(f"records {__name__}")
+    inits = [source for source in table if "def __init__" in source]
+    assert inits and all("__post_init__" in source for source in inits)
+
+
+def test_a_second_process_takes_the_templates_from_the_cache(tmp_path: Path) -> None:
+    """The first process compiles every template (the whole group, whatever it used); the
+    next one, importing the same records, compiles nothing."""
+    script = (
+        "import pisa_mm.cli, pisa_mm.commands.run\n"
+        "from pisa_mm import codecache, records\n"
+        "print(sorted(codecache.CODES.missed), len(records._TEMPLATES))"
+    )
+    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True
+        ).stdout
+        for _ in range(2)
+    ]
+    assert "'records templates 2'" in runs[0]
+    assert runs[1].startswith("[] ")
 
 
 @pytest.mark.parametrize("body", BODIES)
@@ -209,7 +245,7 @@ def test_a_frozen_record_is_built_as_dataclasses_builds_it(entry: Path, body: st
     theirs = _make(BODIES[body], dataclasses.dataclass(frozen=True, slots=True))
     ours = _make(BODIES[body], record)
     init, their_init = vars(ours)["__init__"], vars(theirs)["__init__"]
-    assert inspect.signature(init) == inspect.signature(their_init)
+    assert str(inspect.signature(init)) == str(inspect.signature(their_init))
     assert init.__qualname__ == their_init.__qualname__
     assert init.__annotations__ == their_init.__annotations__
     keeps = body in ("defaults", "post_init")  # a default_factory, __post_init__
@@ -245,3 +281,37 @@ def test_a_record_pickled_by_fields_round_trips() -> None:
 
     with pytest.raises(TypeError, match="outside __init__"):
         pickled_by_fields(Later)
+
+
+def test_records_replace_is_dataclasses_replace() -> None:
+    """`records.replace` (what the tree calls) against `dataclasses.replace`."""
+    p = Point(1, 2, ("a",))
+    assert records.replace(p, y=5) == dataclasses.replace(p, y=5) == Point(1, 5, ("a",))
+    assert records.replace(p) == p and records.replace(p) is not p
+
+    @record
+    class Later:
+        a: int
+        b: int = records.field(init=False, default=0)
+
+    for replace in (records.replace, dataclasses.replace):
+        with pytest.raises(ValueError, match="init=False"):
+            replace(Later(1), b=2)
+    with pytest.raises(TypeError):
+        records.replace(p, z=1)
+
+
+def test_fields_are_made_when_first_read() -> None:
+    """`__dataclass_fields__` is made, as dataclasses' own, on first use (a run of one test
+    never imports dataclasses: tests/unit/test_startup_imports.py)."""
+
+    @record
+    class Fresh:
+        a: int
+        b: str = records.field(default="x", compare=False)
+
+    assert isinstance(vars(Fresh)["__dataclass_fields__"], records._Lazy)
+    (a, b) = dataclasses.fields(Fresh)
+    assert (a.name, a.type, b.default, b.compare) == ("a", "int", "x", False)
+    assert isinstance(vars(Fresh)["__dataclass_fields__"], dict)
+    assert vars(Fresh)["__dataclass_params__"].frozen

@@ -1,5 +1,6 @@
 """Every @record class of pisa_mm, built by records.py's own builder and by dataclasses: the
-same fields, class attributes, methods (their code and what they return) and pickled state."""
+same fields, class attributes, methods (the code of those made from templates, the signature
+of `__init__`, and what every method does) and pickled state."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[3]
 # In a fresh process: record() builds each class of the tree twice (from two copies of the
 # undecorated class), by `_make` and by `dataclasses`, and the two are compared.
 SCRIPT = r'''
-import copy, dataclasses, json, pickle, pkgutil, sys, types
+import copy, dataclasses, inspect, json, pickle, pkgutil, sys, types
 import pisa_mm
 from pisa_mm import records
 
@@ -57,8 +58,19 @@ FIELD = ("name", "type", "default", "default_factory", "init", "repr", "hash", "
          "metadata", "kw_only", "_field_type")
 
 
-def value(v):
+# records' own closures (the frozen errors, the pickled state): what they do is compared
+OWN = ("__setattr__", "__delattr__", "__getstate__", "__setstate__")
+
+
+def value(v, name=None):
     if isinstance(v, types.FunctionType):
+        if name in OWN:
+            return ["closure", name]
+        if name == "__repr__":  # the wrapper is records' own recursion guard
+            return [v.__qualname__, code(v.__wrapped__)]
+        if name == "__init__":  # a slotted record's stores through its slots
+            return [str(inspect.signature(v)), v.__qualname__, v.__name__, v.__module__,
+                    repr(v.__annotations__), repr(v.__defaults__)]
         return code(v)
     if isinstance(v, type):
         return ("class", v.__module__, v.__qualname__)
@@ -82,7 +94,8 @@ def code(fn):
 def shape(cls):
     # the place of the __dict__ and __weakref__ descriptors (a class without slots) is that of
     # the copy the test made
-    return {"dict": [(k, value(v)) for k, v in vars(cls).items()
+    dataclasses.fields(cls)  # made on first use by records' builder
+    return {"dict": [(k, value(v, k)) for k, v in vars(cls).items()
                      if k not in ("__dict__", "__weakref__")],
             "descriptors": sorted(set(vars(cls)) & {"__dict__", "__weakref__"}),
             "mro": value(cls.__mro__),
@@ -104,9 +117,16 @@ def behaviour(cls):
     seen.append(hash(a) if cls.__hash__ is not None else None)
     if cls.__dataclass_params__.order:
         seen += [a < b, a <= b, a > b, a >= b]
+    if fields:
+        try:
+            cls()
+            seen.append("no error")
+        except TypeError as exc:
+            seen.append(str(exc))
     if cls.__dataclass_params__.frozen:
         for attempt in (lambda: setattr(a, fields[0].name if fields else "x", 5),
-                        lambda: delattr(a, fields[0].name if fields else "x")):
+                        lambda: delattr(a, fields[0].name if fields else "x"),
+                        lambda: setattr(a, "not_a_field", 5)):
             try:
                 attempt()
                 seen.append("no error")

@@ -1,0 +1,53 @@
+"""What `pisa-mm run` of one small test imports once the caches are warm (start-up time,
+docs/architecture.md "Start-up"): none of the modules only a rare path needs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+MP = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
+
+# modules a warm run of one test must not import, and who needs them instead
+RARE = {
+    "dataclasses": "records.py builds records itself; fields are made when first read",
+    "inspect": "imported by dataclasses",
+    "pathlib": "cache.py, cat/loader.py, commands/run.py and runner/files.py use os.path",
+    "urllib.parse": "imported by pathlib",
+    "pickle": "the model cache is read with _pickle; pickle.py only writes",
+    "lark": "only a model that is not in the cache is parsed",
+    "pisa_mm.cat.includes": "the same",
+    "tempfile": "only a write",
+    "hashlib": "cache keys use _blake2",
+    "z3": "only the smt engine",
+}
+
+SCRIPT = f"""
+import contextlib, io, json, sys
+from pisa_mm import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    code = cli.main(["run", {str(MP)!r}])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def test_a_warm_run_of_one_test_imports_no_rare_module(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)}
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=ROOT,
+            check=True,
+        )
+        for _ in range(2)  # the first one fills the caches
+    ]
+    code, modules = json.loads(runs[1].stdout)
+    assert code == 0
+    imported = {name: why for name, why in RARE.items() if name in modules}
+    assert not imported, imported
