@@ -13,8 +13,11 @@ from pisa_mm.records import pickled_by_fields, record
 # Python refuses to convert longer decimal strings (sys.get_int_max_str_digits); no literal of
 # the formats needs more than a few dozen digits, so the limit is ours and the same everywhere.
 MAX_LITERAL_DIGITS = 4300
-# Input files (litmus tests, models, expectations) larger than this are refused unread.
+# Input files (expectations, baselines, herd sources) larger than this are refused unread.
 MAX_SOURCE_BYTES = 16 * 1024 * 1024
+# A litmus test larger than this is refused unread: the frontend reads ~100 kB a second of
+# dense text (a test of 4,000 stores is 100 kB), and a test past this would take minutes.
+MAX_TEST_BYTES = 1 << 20
 # Diagnostics shorten a token of a message longer than _LONG (a generated literal, not a
 # path) to about _CLIP characters, and show a source line longer than _LINE as a window.
 _CLIP = 60

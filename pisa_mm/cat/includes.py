@@ -24,6 +24,7 @@ __all__ = [
     "COMPAT_DIR",
     "MAX_INCLUDE_BYTES",
     "MAX_INCLUDE_DEPTH",
+    "MAX_MODEL_BYTES",
     "MODELS_DIR",
     "Loader",
 ]
@@ -31,8 +32,11 @@ __all__ = [
 CAT_DIR = Path(__file__).parent
 MODELS_DIR = CAT_DIR / "models"
 COMPAT_DIR = CAT_DIR / "compat"
-# An included file larger than this is refused (the shipped core is 5 kB).
-MAX_INCLUDE_BYTES = 1 << 20
+# A model file (given to --model or included) larger than this is refused, and so is a model
+# whose files hold more than MAX_MODEL_BYTES together: the shipped core is 6 kB, and the
+# parser takes ~15 us a byte on dense text (1 MiB of nested parentheses took a minute).
+MAX_INCLUDE_BYTES = 256 << 10
+MAX_MODEL_BYTES = 1 << 20
 # Includes nested deeper than this are refused (the shipped models nest 2 deep); each level
 # costs the parser and the elaborator a few dozen Python frames.
 MAX_INCLUDE_DEPTH = 32
@@ -72,6 +76,7 @@ class Loader:
 
     def __init__(self, search_path: Iterable[str | Path]) -> None:
         self.sources: dict[str, str] = dict(_prelude_sources())
+        self.total = 0  # bytes of the model's own files read so far
         self.done: set[Path] = set()
         self.active: list[Path] = []
         self.search = [_real(Path(d)) for d in search_path]
@@ -102,10 +107,15 @@ class Loader:
         except PisaMMError as exc:
             raise _with_sources(exc, self.sources) from None
 
-    def parse(self, source: str, filename: str) -> File:
-        """Parse, remembering the text so that any later error can show its source line."""
+    def parse(self, source: str, filename: str, span: Span | None = None) -> File:
+        """Parse, remembering the text so that any later error can show its source line
+        (`span`: the include that asked for it)."""
         from pisa_mm.cat.parser import parse_file
 
+        self.total += len(source)
+        if self.total > MAX_MODEL_BYTES:
+            message = f"the model's files hold more than {MAX_MODEL_BYTES} bytes together"
+            raise PisaMMError.at(span, message, "cat-include")
         self.sources[filename] = source
         return parse_file(source, filename)
 
@@ -126,7 +136,7 @@ class Loader:
         self.active.append(path)
         from pisa_mm.cat.elaborate import elaborate
 
-        included = self.parse(_read_limited(path, span), str(path))
+        included = self.parse(_read_limited(path, span), str(path), span)
         hook = lambda p, s: self.include(p, s, path.parent, found_in)  # noqa: E731
         elaborate(included, self.scope, hook)
         self.active.pop()

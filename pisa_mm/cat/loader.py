@@ -89,7 +89,9 @@ def load_model(name_or_path: str, search_path: Sequence[str | Path] = ()) -> Mod
             f"unknown model '{shown}': not a file, nor a shipped model ({shipped})",
             "cat-model",
         )
-    return Loader(search_path).load(read_source(str(path)), path, path.stem)
+    from pisa_mm.cat.includes import MAX_INCLUDE_BYTES  # --model's file: an include's limit
+
+    return Loader(search_path).load(read_source(str(path), MAX_INCLUDE_BYTES), path, path.stem)
 
 
 def load_model_source(

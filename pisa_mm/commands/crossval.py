@@ -52,8 +52,13 @@ def _states(r: TestResult | None) -> str:
     return "-" if r is None else str(len(r.states))
 
 
-def _details(c: Comparison) -> str:
+def _details(c: Comparison, axiomatic: TestResult | None, machine: TestResult | None) -> str:
     parts = []
+    if axiomatic is not None and machine is not None:
+        # the flags both raise (UB such as invalid-address): agreement, but worth seeing
+        both = {f.name for f in axiomatic.flags} & {f.name for f in machine.flags}
+        if both:
+            parts.append("flags: " + ", ".join(sorted(both)))
     if c.extra:
         parts.append("extra: " + " | ".join(str(s) for s in c.extra))
     if c.extra_flags:
@@ -162,7 +167,7 @@ def _print(rows: list[_Row], model: str, axiom: str) -> None:
         assert c is not None
         tally[c.label] += 1
         label = escape(c.label) if c.ok else f"[red]{escape(c.label)}[/red]"
-        details = escape(_details(c))
+        details = escape(_details(c, r.axiomatic, r.machine))
         table.add_row(escape(r.name), _states(r.axiomatic), _states(r.machine), label, details)
     console.print(table)
     summary = ", ".join(f"{n} {label}" for label, n in sorted(tally.items()))

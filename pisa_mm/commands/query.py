@@ -8,12 +8,13 @@ import sys
 from collections.abc import Iterable
 
 from pisa_mm.cat.loader import load_model
+from pisa_mm.cat.syntax import Model
 from pisa_mm.commands.run import load_test, test_unroll
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
 from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import parse_prop
-from pisa_mm.litmus.program import LitmusTest
+from pisa_mm.litmus.program import LitmusTest, Prop
 from pisa_mm.liveness.progress import PROGRESS_MODELS
 from pisa_mm.outcomes.condition import prop_text
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
@@ -105,30 +106,43 @@ def main(args: argparse.Namespace) -> int:
     _check_usage(args)
     outputs = [args.dot, args.svg, args.png]
     check_outputs(outputs, [args.test])
-    test = load_test(args.test, strict=args.strict)
-    for w in test.warnings:
-        print(w, file=sys.stderr)
     if args.liveness:
-        return _liveness(args, test)
-    prop = parse_prop(args.outcome, test)
-    model = load_model(args.model, model_path_of(args))
-    check_outputs(outputs, model_files(model))
+        return _liveness(args)
+    loaded: list[tuple[LitmusTest, Prop]] = []
 
-    def work() -> tuple[EventStructure, QueryResult]:
+    def work() -> tuple[EventStructure, Model, QueryResult]:
+        # all of it under the budget: a huge test's parse is per-test work too
+        test = _load(args)
+        prop = parse_prop(args.outcome, test)
+        loaded.append((test, prop))
+        model = load_model(args.model, model_path_of(args))
+        check_outputs(outputs, model_files(model))
         es = build(test, unroll=test_unroll(test, args.unroll))
-        return es, query(test, es, model, prop)
+        return es, model, query(test, es, model, prop)
 
     try:
-        es, result = under_budget(budget_of(args), work)
+        es, model, result = under_budget(budget_of(args), work)
     except Spent as spent:
-        print(f"Test {test.name}: outcome {prop_text(prop)}\nUnknown ({spent.message})")
+        # before the test was read, its path and the proposition as given
+        name, text = (
+            (loaded[0][0].name, prop_text(loaded[0][1])) if loaded else (args.test, args.outcome)
+        )
+        print(f"Test {name}: outcome {text}\nUnknown ({spent.message})")
         return int(Exit.UNKNOWN)
+    test, prop = loaded[0]
     print(render_query(es, prop_text(prop), model, result), end="")
     if args.dot or args.svg or args.png:
         dot = query_graph(es, model, test.name, prop_text(prop), result, derived=args.derived)
         if dot is not None:
             _write_pictures(args, dot)
     return int(EXIT_STATUS[result.answer])
+
+
+def _load(args: argparse.Namespace) -> LitmusTest:
+    test = load_test(args.test, strict=args.strict)
+    for w in test.warnings:
+        print(w, file=sys.stderr)
+    return test
 
 
 def _write_pictures(args: argparse.Namespace, dot: str) -> None:
@@ -153,18 +167,21 @@ def _check_usage(args: argparse.Namespace) -> None:
         raise PisaMMError.at(None, "--progress is an option of --liveness", "usage")
 
 
-def _liveness(args: argparse.Namespace, test: LitmusTest) -> int:
+def _liveness(args: argparse.Namespace) -> int:
     """Each spin loop's answer under --progress, its schedule and stuck execution."""
     from pisa_mm.liveness.check import Analysis, analyse
     from pisa_mm.liveness.loops import spin_loops
     from pisa_mm.liveness.progress import Progress
     from pisa_mm.report.liveness import render_liveness
 
-    model = load_model(args.model, model_path_of(args))
     progress = Progress(args.progress)
-    unroll = test_unroll(test, args.unroll)
+    loaded: list[tuple[LitmusTest, int]] = []
 
     def work() -> tuple[EventStructure, list[Analysis]]:
+        test = _load(args)
+        model = load_model(args.model, model_path_of(args))
+        unroll = test_unroll(test, args.unroll)
+        loaded.append((test, unroll))
         es = build(test, unroll=unroll)
         found = [analyse(test, es, model, progress, only=loop) for loop in spin_loops(test)]
         return es, [a for a in found if a is not None]
@@ -172,9 +189,11 @@ def _liveness(args: argparse.Namespace, test: LitmusTest) -> int:
     try:
         es, analyses = under_budget(budget_of(args), work)
     except Spent as spent:
-        print(f"Test {test.name}: liveness under --progress {args.progress}")
+        name = loaded[0][0].name if loaded else args.test
+        print(f"Test {name}: liveness under --progress {args.progress}")
         print(f"Unknown ({spent.message})")
         return int(Exit.UNKNOWN)
+    test, unroll = loaded[0]
     print(render_liveness(test.name, es, args.progress, unroll, analyses), end="")
     if not analyses:
         return int(Exit.NO_SPIN_LOOP)

@@ -18,7 +18,7 @@ from pisa_mm.engines import (
     default_engine,
     get_engine,
 )
-from pisa_mm.errors import PisaMMError, read_source
+from pisa_mm.errors import MAX_TEST_BYTES, PisaMMError, read_source
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs, model_files
@@ -266,7 +266,7 @@ def make_jobs(
     failed: list[Record[T]] = []
     for path in files:
         try:
-            jobs.append(Job(path, read_source(path), task, unroll, strict))
+            jobs.append(Job(path, read_source(path, MAX_TEST_BYTES), task, unroll, strict))
         except PisaMMError as exc:
             failed.append(Record(path, Status.BAD_INPUT, message=exc.render()))
     return jobs, failed

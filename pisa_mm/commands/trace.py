@@ -10,6 +10,8 @@ from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import test_unroll
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.build import build
+from pisa_mm.events.kinds import Kind
+from pisa_mm.events.model import EventStructure
 from pisa_mm.litmus import load_test, parse_prop
 from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 from pisa_mm.litmus.program import Condition, LitmusTest, Prop, Quantifier
@@ -45,38 +47,56 @@ def main(args: argparse.Namespace) -> int:
     """Exit 0 when a complete run reaches the outcome, 5 when only runs cut by the unroll
     bound do, 1 when none does (with the reason, from the axiomatic models), 4 when the
     budget ran out."""
-    test = load_test(args.test, strict=args.strict)
-    for w in test.warnings:
-        print(w, file=sys.stderr)
-    prop = parse_prop(args.outcome, test)
-    unroll = test_unroll(test, args.unroll)
-    if unroll > MAX_UNROLL:  # the machine unrolls lazily, but one bound holds for every command
-        raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
-    machine = Machine(test, unroll, tracing=True)
-    asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
-    obs = tuple(dict.fromkeys((*observables(test), *asked)))
-    print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
+    started: list[bool] = []
 
     def search() -> tuple[tuple[list[Step], Final] | None, bool, str]:
-        """A complete run, else a cut one; the reason when neither reaches the outcome."""
+        """A complete run, else a cut one; the reason when neither reaches the outcome.
+        All of it under the budget: a huge test's parse is per-test work too."""
+        test = load_test(args.test, strict=args.strict)
+        for w in test.warnings:
+            print(w, file=sys.stderr)
+        prop = parse_prop(args.outcome, test)
+        unroll = test_unroll(test, args.unroll)
+        if unroll > MAX_UNROLL:  # the machine unrolls lazily, but one bound holds everywhere
+            raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
+        machine = Machine(test, unroll, tracing=True)
+        asked = condition_observables(Condition(Quantifier.EXISTS, prop, test.condition.span))
+        obs = tuple(dict.fromkeys((*observables(test), *asked)))
+        print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
+        started.append(True)
         complete = find_run(machine, obs, lambda f: f.complete and eval_prop(prop, dict(f.values)))
         if complete is not None:
             return complete, False, ""
         cut = find_run(machine, obs, lambda f: f.cut and eval_prop(prop, dict(f.values)))
         if cut is not None:
             return cut, True, ""
-        return None, False, why_unreachable(test, prop, unroll)
+        es = build(test, unroll=unroll)
+        reason = why_unreachable(test, es, prop)
+        if any(e.kind is Kind.EXIT and e.addr is not None for e in es.events):
+            # an access may have an invalid address: never a silent "unreachable"
+            bad = find_run(machine, obs, lambda f: f.ended)
+            if bad is not None:
+                return bad, False, reason
+        return None, False, reason
 
     try:
         found, only_cut, reason = under_budget(budget_of(args), search)
     except Spent as spent:
+        if not started:  # before the test was read: its path and the proposition as given
+            print(f"Test {args.test}: outcome {args.outcome}")
         print(f"Unknown ({spent.message})")
         return int(Exit.UNKNOWN)
     code = 0
-    if found is None:
+    if found is None or found[1].ended:
         print("No schedule of the operational machine reaches this outcome.")
         print(reason)
-        return 1
+        if found is None:
+            return 1
+        print(
+            "Flag invalid-address: this schedule reaches an invalid address instead "
+            "(undefined behaviour); the work-item stops there, with no final state:"
+        )
+        code = 1
     if only_cut:
         print(
             "Only runs cut by the unroll bound reach these values: they are not a final "
@@ -90,16 +110,17 @@ def main(args: argparse.Namespace) -> int:
         for extra in lines[1:]:
             print(f"     {extra}")
     label = "Final state" if final.complete else "State at the cut"
+    if final.ended:
+        label = "State at the invalid access"
     print(f"{label}: {make_state(dict(final.values))}")
     return code
 
 
-def why_unreachable(test: LitmusTest, prop: Prop, unroll: int) -> str:
+def why_unreachable(test: LitmusTest, es: EventStructure, prop: Prop) -> str:
     """Why the machine reaches no state with `prop`: the axiomatic answer under `pisa`, and
     under `pisa-rc11` (which forbids po | aso | rf cycles, the machine's one difference)."""
     from pisa_mm.smt.query import Allowed, query
 
-    es = build(test, unroll=unroll)
     under_pisa = query(test, es, load_model("pisa"), prop).answer
     match under_pisa:
         case Allowed.NO:

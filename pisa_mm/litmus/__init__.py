@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pisa_mm.errors import PisaMMError, read_source
+from pisa_mm.errors import MAX_TEST_BYTES, PisaMMError, read_source
 from pisa_mm.litmus.parser import parse_raw, parse_raw_prop
 from pisa_mm.litmus.program import LitmusTest, Prop
 from pisa_mm.litmus.validate import validate, validate_prop
@@ -40,7 +40,7 @@ def _attach(exc: PisaMMError, path: str, text: str) -> PisaMMError:
 def load_test(path: str, *, strict: bool = False) -> LitmusTest:
     """Read and parse the litmus file at `path`."""
     try:
-        text = read_source(path)
+        text = read_source(path, MAX_TEST_BYTES)
     except PisaMMError as exc:
         raise _attach(exc, path, "") from None
     return parse_test(text, path, strict=strict)

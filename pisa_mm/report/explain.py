@@ -183,6 +183,13 @@ def render_query(es: EventStructure, outcome: str, model: Model, q: QueryResult)
                 "The solver gave up (timeout or resource limit): neither allowed nor "
                 "forbidden is known. Try a larger --timeout."
             )
+    if q.invalid is not None:
+        lines.append(
+            f"Flag invalid-address: an allowed execution reaches an invalid address, "
+            f"{q.invalid.access}: undefined behaviour. The work-item stops there, and that "
+            "execution has no final state (the answer above is about final states)."
+        )
+        lines.extend(_witness_lines(es, model, q.invalid.execution, heading="That execution:"))
     return "\n".join(lines) + "\n"
 
 

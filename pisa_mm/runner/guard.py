@@ -53,9 +53,10 @@ class OutOfTime(Exception):
 
 def interrupt_solvers() -> None:
     """Make a running Z3 call return now; nothing when Z3 was never imported."""
-    solver = sys.modules.get(_SOLVER)
-    if solver is not None:
-        solver.interrupt()
+    # getattr: the module may be half-imported (its import runs under a test's budget)
+    interrupt = getattr(sys.modules.get(_SOLVER), "interrupt", None)
+    if interrupt is not None:
+        interrupt()
 
 
 _watcher_pid: int | None = None
@@ -127,17 +128,58 @@ def interruptible() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    global received
+    global received, _guarding
     received = None
     previous = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     _ensure_watcher()
+    _hook_forks()
     for s in previous:
         signal.signal(s, _raise_interrupted)
+    _guarding = True
     try:
         yield
     finally:
+        _guarding = False
         for s, handler in previous.items():
             signal.signal(s, handler)
+
+
+_STOPPING = frozenset({signal.SIGINT, signal.SIGTERM})
+_guarding = False  # inside `interruptible`: a forked child must not run its handlers
+_fork_mask: set[int | signal.Signals] | None = None  # the forking thread's mask, while it forks
+_forks_hooked = False
+
+
+def _hook_forks() -> None:
+    """A worker forked while a Ctrl-C arrives (the pool forks workers at any time) would run
+    the command's handler, inherited through fork, before its initializer ignores
+    interrupts, and print an `Interrupted` traceback: the two signals are blocked across
+    each fork, and the child sets its own handlers before it unblocks them."""
+    global _forks_hooked
+    if not _forks_hooked:
+        os.register_at_fork(
+            before=_before_fork, after_in_parent=_after_fork, after_in_child=_after_fork_child
+        )
+        _forks_hooked = True
+
+
+def _before_fork() -> None:
+    global _fork_mask
+    if _guarding:
+        _fork_mask = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPPING)
+
+
+def _after_fork() -> None:
+    global _fork_mask
+    if _fork_mask is not None:
+        mask, _fork_mask = _fork_mask, None
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
+def _after_fork_child() -> None:
+    if _fork_mask is not None:
+        ignore_interrupts()  # a signal that arrived meanwhile is then ignored or fatal
+    _after_fork()
 
 
 def ignore_interrupts() -> None:
@@ -185,7 +227,8 @@ def _async_exc() -> Callable[[int, type[BaseException] | None], None]:
 
 
 class _Deadline:
-    """A timer that, once, interrupts Z3 and raises OutOfTime in the guarded thread."""
+    """A timer that interrupts Z3 and raises OutOfTime in the guarded thread: once, and
+    again each time Python drops that OutOfTime (see `_on_unraisable`) while still active."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
@@ -197,6 +240,12 @@ class _Deadline:
         self.fired = False
         self.timer = threading.Timer(seconds, self.fire)
         self.timer.daemon = True
+        self.outer = _deadlines.get(self.thread)
+
+    def begin(self) -> None:
+        _deadlines[self.thread] = self
+        _hook_unraisable()
+        self.timer.start()
 
     def fire(self) -> None:
         with self.lock:
@@ -206,16 +255,60 @@ class _Deadline:
             self.set_exc(self.thread, OutOfTime)
         interrupt_solvers()
 
+    def redeliver(self) -> None:
+        """The OutOfTime landed in a finaliser and was dropped: raise it again soon (not
+        from the hook itself, which would drop it too). No-op once stopped."""
+        timer = threading.Timer(_REDELIVERY, self.fire)
+        timer.daemon = True
+        timer.start()
+
     def stop(self) -> None:
         with self.lock:
             self.active = False
         self.timer.cancel()
+        if _deadlines.get(self.thread) is self:
+            if self.outer is None:
+                del _deadlines[self.thread]
+            else:
+                _deadlines[self.thread] = self.outer
+        _unhook_unraisable()
         if self.fired:
             # not yet delivered if the work ended just then: withdraw it, then report it
             self.set_exc(self.thread, None)
         if self.fired or time.monotonic() - self.start >= self.seconds:
             # also when the timer had no chance to run: over the budget is over the budget
             raise OutOfTime
+
+
+# The innermost running deadline of each thread, for `_on_unraisable`.
+_deadlines: dict[int, _Deadline] = {}
+_previous_hook: Callable[[sys.UnraisableHookArgs], object] | None = None
+
+
+def _on_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__ runs
+    often), so an OutOfTime delivered there would let the test run on past its budget:
+    deliver it again. Anything else goes to the hook this one replaced."""
+    deadline = _deadlines.get(threading.get_ident())
+    if unraisable.exc_type is OutOfTime and deadline is not None and deadline.active:
+        deadline.redeliver()
+    elif _previous_hook is not None:
+        _previous_hook(unraisable)
+
+
+def _hook_unraisable() -> None:
+    global _previous_hook
+    if sys.unraisablehook is not _on_unraisable:
+        _previous_hook = sys.unraisablehook
+        sys.unraisablehook = _on_unraisable
+
+
+def _unhook_unraisable() -> None:
+    """Put the replaced hook back once no deadline runs: an in-process run leaves no trace."""
+    global _previous_hook
+    if not _deadlines and sys.unraisablehook is _on_unraisable and _previous_hook is not None:
+        sys.unraisablehook = _previous_hook
+        _previous_hook = None
 
 
 @contextmanager
@@ -244,13 +337,15 @@ def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
         _ensure_watcher()
     try:
         if deadline is not None:
-            deadline.timer.start()
+            deadline.begin()
         try:
             yield
         finally:
             if deadline is not None:
                 deadline.stop()
     finally:
+        if deadline is not None and deadline.active:
+            deadline.stop()  # skipped above: an OutOfTime landed just before the call
         if old_limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, old_limit)
         if max_memory is not None and solver is not None:

@@ -24,11 +24,11 @@ from pisa_mm.litmus.program import (
 )
 from pisa_mm.outcomes.condition import condition_observables, observables
 from pisa_mm.records import record
-from pisa_mm.smt.engine import Problem
+from pisa_mm.smt.engine import Problem, event_text
 from pisa_mm.smt.lits import Lit
 from pisa_mm.smt.solver import Answer, Budget
 
-__all__ = ["Allowed", "Forbidden", "QueryResult", "Violation", "query"]
+__all__ = ["Allowed", "Forbidden", "InvalidAccess", "QueryResult", "Violation", "query"]
 
 # Candidate execution shapes explained for a forbidden outcome, at most.
 MAX_SHAPES = 12
@@ -68,11 +68,24 @@ class Forbidden:
 
 
 @record
+class InvalidAccess:
+    """An allowed execution that ends at an access whose address is none of the test's
+    locations (undefined behaviour, `invalid-address`); `access`: that access and the
+    address, as the engines' flag witness says them."""
+
+    execution: Violation
+    access: str
+
+
+@record
 class QueryResult:
     answer: Allowed
     witness: Violation | None  # the allowed execution (its result says which flags rise)
     why_not: Forbidden | None
     unroll: int
+    # whatever the outcome, an allowed execution of the test has undefined behaviour: the
+    # answer is about final states, which such an execution never reaches
+    invalid: InvalidAccess | None = None
 
 
 def decode(problem: Problem, m: Any) -> Candidate:
@@ -187,31 +200,55 @@ def query(
     obs = tuple(dict.fromkeys((*observables(test), *asked)))
     problem = Problem(es, model, obs, budget or Budget(), with_flags=False)
     s = problem.session
-    s.add(problem.z3(problem.prop_literal(prop)))
     switches = [z3.Bool(f"axiom!{i}") for i in range(len(problem.axioms))]
     for switch, lit in zip(switches, problem.axiom_lits, strict=True):
         s.add(z3.Implies(switch, problem.z3(lit)))
+    unknown = QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
+    invalid: InvalidAccess | None = None
+    if problem.enc.ended is not False:  # some access may have an invalid address
+        # asked before the outcome is asserted: undefined behaviour, whatever the outcome
+        answer = s.check([*switches, problem.guard(problem.enc.ended)])
+        if answer is Answer.UNKNOWN:  # never a silent "no undefined behaviour"
+            return unknown
+        if answer is Answer.SAT:
+            invalid = _invalid_access(problem, s.model())
+    s.add(problem.z3(problem.prop_literal(prop)))
     complete = problem.guard(problem.complete())
     answer = s.check([*switches, complete])
     if answer is Answer.UNKNOWN:
-        return QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
+        return unknown
     if answer is Answer.SAT:
         cand = decode(problem, s.model())
-        return QueryResult(Allowed.YES, Violation(cand, judge(es, model, cand)), None, es.unroll)
+        witness = Violation(cand, judge(es, model, cand))
+        return QueryResult(Allowed.YES, witness, None, es.unroll, invalid)
     if problem.enc.cut is not False:
         answer = s.check([*switches, problem.guard(problem.enc.cut)])
         if answer is Answer.UNKNOWN:
-            return QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
+            return unknown
         if answer is Answer.SAT:
             cand = decode(problem, s.model())
             witness = Violation(cand, judge(es, model, cand))
-            return QueryResult(Allowed.CUT, witness, None, es.unroll)
+            return QueryResult(Allowed.CUT, witness, None, es.unroll, invalid)
     corrections, done = _corrections(problem, switches, complete)
     violations, truncated, complete2 = _shapes(problem, max_shapes, complete)
     if not (done and complete2):
-        return QueryResult(Allowed.UNKNOWN, None, None, es.unroll)
+        return unknown
     why = Forbidden(corrections, violations, truncated)
-    return QueryResult(Allowed.NO, None, why, es.unroll)
+    return QueryResult(Allowed.NO, None, why, es.unroll, invalid)
+
+
+def _invalid_access(problem: Problem, m: Any) -> InvalidAccess:
+    """The execution of model `m`, which ends at an invalid address, and that access."""
+    es = problem.es
+    cand = decode(problem, m)
+    texts = []
+    for eid in sorted(cand.events):
+        e = es.events[eid]
+        if e.kind is Kind.EXIT and e.addr is not None:
+            value = m.eval(problem.enc.value(e.addr), model_completion=True).as_long()
+            texts.append(f"{event_text(es, eid)} at address {value:#x}")
+    execution = Violation(cand, judge(es, problem.model, cand))
+    return InvalidAccess(execution, " / ".join(texts))
 
 
 def _corrections(

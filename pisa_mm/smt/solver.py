@@ -14,12 +14,17 @@ from pisa_mm.records import record
 # Fixed so that runs are reproducible; z3's default seed is fixed too, but state it.
 RANDOM_SEED = 0
 
+# Made now, at import (outside any test's budget): made lazily, it could be half-built when
+# a deadline's OutOfTime lands in its __init__, and its __del__ then prints a traceback;
+# the deadline's own timer thread, calling `interrupt`, would also race to make a second.
+_CONTEXT = z3.main_ctx()
+
 
 def interrupt() -> None:
     """Make the running (or next) check of the default context return `unknown` now: the
     runner's signal watcher and deadline call this from another thread (Z3_interrupt is
     thread-safe), and the interrupt or timeout is then raised in the checking thread."""
-    z3.main_ctx().interrupt()
+    _CONTEXT.interrupt()
 
 
 def set_memory_limit(max_bytes: int | None) -> None:

@@ -127,7 +127,10 @@ def _check_access(
         size = width * vec // 8
         align = width // 8 if width >= 32 else size
     off = addr.offset
-    if isinstance(off, Reg):
+    if isinstance(off, Reg) or not isinstance(base, VarRef):
+        # an address held in a register is computed, even when it is a known variable's:
+        # past that variable or misaligned, it is `invalid-address` (undefined behaviour,
+        # raised only if reached), not an input error (docs/model.md)
         return
     offset = 0 if off is None else off.value
     if offset >= 1 << 63:
