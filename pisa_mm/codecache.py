@@ -3,7 +3,8 @@
 Two modules generate source and run it: `records.py` (the methods `dataclasses` writes for
 each `@record`) and `cat/inline.py` (one function per dynamic cat definition or check).
 Compiling it is most of what they cost at start-up, so both take their code objects from
-here: one marshal table in the cache (pisa_mm/cache.py, entry `code.marshal`), group ->
+here: one marshal table in the cache (pisa_mm/cache.py, entry `code-4-cpython-311.marshal`: the
+table's format and the Python that compiled it are in the name), group ->
 the marshalled bytes of that group's own table (source text -> code object). The file is read on
 first use, but a group is unmarshalled only when it is first asked for (a process uses a few
 of the groups that all processes wrote), and the table is written back atomically at exit
@@ -30,12 +31,17 @@ from types import CodeType
 
 __all__ = ["compiled"]
 
-# The cache entry's name, and what its code objects depend on besides their text (with the
-# table's format: "4", a group's table marshalled on its own, records made from templates).
-ENTRY = "code.marshal"
-_PYTHON = f"4 {sys.version} {sys.implementation.cache_tag}"
-# What records.py wrote before this module shared its table: removed on the first write.
-_OLD_ENTRY = "records.marshal"
+# The table's format: "4", a group's table marshalled on its own, records made from templates.
+_FORMAT = "4"
+# The cache entry's name carries the format and the bytecode's tag: two installed versions of
+# another format or Python (two venvs, a CI matrix) each keep their own table, where one shared
+# entry was replaced by each in turn, and every run of either started cold.
+ENTRY = f"code-{_FORMAT}-{sys.implementation.cache_tag}.marshal"
+# What its code objects depend on besides their text (checked when the table is read).
+_PYTHON = f"{_FORMAT} {sys.version} {sys.implementation.cache_tag}"
+# The entries of earlier formats (records.py's own table, then one table for every format and
+# Python): removed on the first write, so an upgrade leaves no stale megabyte behind.
+_OLD_ENTRIES = ("records.marshal", "code.marshal")
 
 _Group = dict[str, CodeType]
 
@@ -114,8 +120,9 @@ class Codes:
             write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
             directory = cache_dir()
             if directory is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(os.path.join(directory, _OLD_ENTRY))
+                for old in _OLD_ENTRIES:
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(directory, old))
 
 
 CODES = Codes()
