@@ -97,14 +97,20 @@ def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
     if _in_finaliser(frame):
         # Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__
         # runs often), and the run would go on: deliver the signal again a moment later
-        timer = threading.Timer(_REDELIVERY, _thread.interrupt_main, (signum,))
-        timer.daemon = True
-        timer.start()
+        _redeliver(_thread.interrupt_main, signum)
         return
     raise Interrupted(signum)
 
 
 _REDELIVERY = 0.05  # seconds
+
+
+def _redeliver(deliver: Callable[..., object], *args: object) -> None:
+    """Call `deliver(*args)` a moment from now, from a timer: what a finaliser dropped (an
+    interrupt, a deadline's OutOfTime) is delivered again outside it."""
+    timer = threading.Timer(_REDELIVERY, deliver, args)
+    timer.daemon = True
+    timer.start()
 
 
 def _in_finaliser(frame: FrameType | None) -> bool:
@@ -258,9 +264,7 @@ class _Deadline:
     def redeliver(self) -> None:
         """The OutOfTime landed in a finaliser and was dropped: raise it again soon (not
         from the hook itself, which would drop it too). No-op once stopped."""
-        timer = threading.Timer(_REDELIVERY, self.fire)
-        timer.daemon = True
-        timer.start()
+        _redeliver(self.fire)
 
     def stop(self) -> None:
         with self.lock:
