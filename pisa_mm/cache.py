@@ -13,9 +13,9 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import Any, TypeVar
 
-__all__ = ["cache_dir", "lark_cache", "pickled", "read_entry", "write_entry"]
+__all__ = ["cache_dir", "lark_cache", "pickled", "read_entry", "seal", "write_entry"]
 
 T = TypeVar("T")
 
@@ -53,19 +53,28 @@ def lark_cache(name: str) -> str | bool:
     import lark
 
     version = f"{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return os.path.join(directory, f"{name}-{version}.lark")
+    path = os.path.join(directory, f"{name}-{version}.lark")
+    import stat
+
+    try:
+        regular = stat.S_ISREG(os.stat(path).st_mode)
+    except FileNotFoundError:
+        return path
+    except (OSError, ValueError):  # a link loop
+        regular = False
+    if not regular:  # lark would block on a FIFO, read `/dev/zero` forever
+        try:
+            os.unlink(path)
+        except OSError:
+            return False
+    return path
 
 
 def digest(parts: Iterable[str | bytes]) -> str:
     """A hash of `parts` (with pisa-mm's and Python's versions), for a cache key."""
-    # BLAKE2b from CPython's own module: hashlib loads OpenSSL first (a few ms of every
-    # start-up), and SHA-256 takes 3-4 times as long over the ~175 kB of the cat package
-    # that a shipped model's key reads on every run
-    try:
-        from _blake2 import blake2b
-    except ImportError:  # a Python built without it
-        from hashlib import blake2b
-
+    # BLAKE2b: SHA-256 takes 3-4 times as long over the ~175 kB of the cat package that a
+    # shipped model's key reads on every run
+    blake2b = _blake2b()
     from pisa_mm import __version__
 
     h = blake2b(f"pisa-mm {__version__} python {sys.version}".encode(), digest_size=32)
@@ -75,6 +84,24 @@ def digest(parts: Iterable[str | bytes]) -> str:
         h.update(data)
     hexdigest: str = h.hexdigest()
     return hexdigest
+
+
+def _blake2b() -> Callable[..., Any]:
+    # BLAKE2b from CPython's own module: hashlib loads OpenSSL first (a few ms of every
+    # start-up)
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python built without it
+        from hashlib import blake2b
+    return blake2b
+
+
+def seal(data: bytes) -> bytes:
+    """A 16-byte digest of a cache entry's bytes, stored with them and checked on reading:
+    pickle and marshal check nothing, and a damaged entry (a flipped bit) could otherwise
+    load as a different model or a code object that answers wrongly or crashes."""
+    digest: bytes = _blake2b()(data, digest_size=16).digest()
+    return digest
 
 
 def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
@@ -93,20 +120,22 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
     with contextlib.suppress(Exception):  # a missing, truncated or stale entry
         # `_pickle`, not `pickle`: its Python module (with `struct` and the compatibility
         # tables) is only needed to write
-        from _pickle import load
+        from _pickle import loads
 
-        with open(path, "rb") as fh:
-            stored_key, value = load(fh)
-        if stored_key == key:
-            return value  # type: ignore[no-any-return]
+        data = _read(path)
+        if data is None:
+            raise FileNotFoundError(path)
+        stored_key, stored_seal, payload = loads(data)
+        if stored_key == key and stored_seal == seal(payload):
+            return loads(payload)  # type: ignore[no-any-return]
     value = build()
     import pickle
 
-    from pisa_mm.errors import PisaMMError
-    from pisa_mm.runner.files import write_atomic
-
-    with contextlib.suppress(PisaMMError, pickle.PicklingError, TypeError, AttributeError):
-        write_atomic(path, pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL))
+    with contextlib.suppress(pickle.PicklingError, TypeError, AttributeError):
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        entry = (key, seal(payload), payload)
+        if not _write(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)):
+            return value
         with contextlib.suppress(OSError):
             for stale in os.listdir(directory):
                 if not (stale.startswith(f"{kind}-") and stale.endswith(".pickle")):
@@ -124,11 +153,59 @@ def read_entry(name: str) -> bytes | None:
     directory = cache_dir()
     if directory is None:
         return None
+    return _read(os.path.join(directory, name))
+
+
+# A cache entry longer than this is not one pisa-mm wrote (the code table is a few MB).
+MAX_ENTRY_BYTES = 64 << 20
+
+
+def _read(path: str) -> bytes | None:
+    """The bytes of the cache file at `path`, when it is a regular file (not a FIFO, which
+    would block, nor a device such as `/dev/zero` a link may lead to) of at most
+    MAX_ENTRY_BYTES; else None."""
+    import stat
+
     try:
-        with open(os.path.join(directory, name), "rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            data = fh.read(MAX_ENTRY_BYTES + 1)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
     except OSError:
         return None
+    finally:
+        os.close(fd)
+
+
+def _write(path: str, data: bytes) -> bool:
+    """Replace the cache file at `path` with `data` (runner/files.write_atomic); whatever
+    else holds its name in the private directory (a link, a FIFO, a device node) is removed
+    first, never written through. False when it could not be written."""
+    import stat
+
+    from pisa_mm.errors import PisaMMError
+    from pisa_mm.runner.files import write_atomic
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            os.unlink(path)  # a directory stays: the entry is not written
+        except OSError:
+            return False
+    try:
+        write_atomic(path, data)
+    except PisaMMError:
+        return False
+    return True
 
 
 def write_entry(name: str, data: bytes) -> None:
@@ -137,8 +214,4 @@ def write_entry(name: str, data: bytes) -> None:
     directory = cache_dir()
     if directory is None:
         return
-    from pisa_mm.errors import PisaMMError
-    from pisa_mm.runner.files import write_atomic
-
-    with contextlib.suppress(PisaMMError):
-        write_atomic(os.path.join(directory, name), data)
+    _write(os.path.join(directory, name), data)

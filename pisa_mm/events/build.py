@@ -379,6 +379,21 @@ class _Builder:
             return frozenset(
                 {Location(var.name, off, self._instance(var.space, thread, span), var.space)}
             )
+        locs = self._targets(allowed, width, thread, span, write=write)
+        if not locs:
+            raise PisaMMError.at(
+                span,
+                f"no {width}-bit variable can be the target of this computed address",
+                "address",
+            )
+        return locs
+
+    def _targets(
+        self, allowed: frozenset[Space], width: int, thread: int, span: Span, *, write: bool
+    ) -> frozenset[Location]:
+        """Every location instance a computed address of an access may touch (none: every
+        address it computes is invalid)."""
+        nbytes = width // 8
         locs: set[Location] = set()
         for var in self.layout.variables:
             owned = var.space is not Space.PRIVATE or self._owns(var.name, thread)
@@ -388,12 +403,6 @@ class _Builder:
                 continue
             inst = self._instance(var.space, thread, span)
             locs.update(Location(var.name, i * nbytes, inst, var.space) for i in range(var.count))
-        if not locs:
-            raise PisaMMError.at(
-                span,
-                f"no {width}-bit variable can be the target of this computed address",
-                "address",
-            )
         return frozenset(locs)
 
     def _owns(self, name: str, thread: int) -> bool:
@@ -538,9 +547,12 @@ class _Builder:
                     return st
             return None
         valid: list[Expr] = []
+        locs = self._targets(allowed, width, t, ins.span, write=write)
+        if not locs:  # no location it may touch (a store through a pointer to .const)
+            st.address = base
+            return st
         for i in range(count):
             addr = _element(base, i * width // 8)
-            locs = self._resolve(addr, allowed, width, t, ins.span, write=write)
             hits = sorted({self._address(loc) for loc in locs})
             valid.append(
                 sem.mk(

@@ -60,6 +60,9 @@ from pisa_mm.values.expr import BOOL, Const, Expr
 ACQUIRING = frozenset({Order.ACQ, Order.ACQ_REL, Order.SC})
 RELEASING = frozenset({Order.REL, Order.ACQ_REL, Order.SC})
 _LOCAL_SPACES = frozenset({Space.PRIVATE, Space.CONST})
+# Work-items whose path ended without `return` (the builder's plain EXIT): they executed
+# fewer barriers than a work-group that waits at one (PISA 9.1, `bfewer`).
+_ENDED = frozenset({Status.DONE, Status.CUT, Status.INVALID})
 
 
 @record
@@ -295,6 +298,7 @@ class Machine:
         new.threads[t] = cfg.threads[t]._replace(status=Status.INVALID)
         text = f"P{t}: {ins.text}  (invalid address) at address {address:#x}"
         self._flag(new, "invalid-address", text)
+        self._left_behind(new, t)
         detail = (f"address {address:#x} is no location: undefined, P{t} stops",)
         return [((Step(f"P{t}", ins.span.line, ins.text, detail),), new)]
 
@@ -713,7 +717,8 @@ class Machine:
         # means the same ordinal among the barrier instructions of each body, as for the
         # builder's `sinstr` (docs/operational.md, "Barrier").
         sites = {self._barrier_site(t, cfg.threads[t].pc) for t in waiting}
-        laggards = [t for t in members if cfg.threads[t].status in (Status.DONE, Status.CUT)]
+        # a work-item that ended without `return` (its path's EXIT, as in the builder)
+        laggards = [t for t in members if cfg.threads[t].status in _ENDED]
         stuck = [] if early else absent
         if len(sites) > 1 or laggards or stuck:
             names = ", ".join(f"P{t}" for t in members)
