@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import deps as dp
 from pisa_mm.events import semantics as sem
-from pisa_mm.events.addressing import allowed_spaces, is_target, owns
+from pisa_mm.events.addressing import allowed_spaces, invalid_copy, is_target, owns
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.layout import Layout, Variable
 from pisa_mm.events.model import (
@@ -518,6 +518,10 @@ class _Builder:
                         self._store(st, ins, op, t, base)
                     else:
                         self._atomic(st, ins, op, t, base)
+                case CpAsync() if (wild := self._invalid_copy(st, op)) is not None:
+                    st.address = wild
+                    self._exit(st, t, ins, invalid=True)
+                    return
                 case _:
                     self._step(st, ins, t)
             st.pc += 1
@@ -568,6 +572,19 @@ class _Builder:
         bad.address = base
         st.guard = sem.conj(st.guard, ok)
         return bad
+
+    def _invalid_copy(self, st: _State, op: CpAsync) -> Const | None:
+        """A `cp.async` address held in a register that is no location it may copy between
+        (a constant one: one computed from a loaded value is unsupported): the path ends
+        there (`invalid-address`), as at a load's."""
+        if not any(isinstance(a.base, Reg) or isinstance(a.offset, Reg) for a in (op.src, op.dst)):
+            return None
+        src = sem.address(st.regs, op.src, self.layout)
+        dst = sem.address(st.regs, op.dst, self.layout)
+        if not isinstance(src, Const) or not isinstance(dst, Const):
+            return None
+        bad = invalid_copy(self.layout, src.value, dst.value, op.size)
+        return None if bad is None else Const(bad, sem.ADDR_WIDTH)
 
     def _valid_constant(
         self, address: int, allowed: frozenset[Space], width: int, t: int, write: bool
