@@ -219,3 +219,20 @@ def test_a_damaged_cache_entry_is_ignored(
     # the damage was seen: the entry is written anew (not through the link)
     assert not entry.is_symlink() and entry.is_file() and entry.read_bytes() != damaged
     assert Path("/dev/zero").is_char_device()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["gen", "--cycle", "Rfe PodRR Fre PodWW", "--max", "9" * 5000],
+        ["gen", "--max", "nan"],
+        ["run", "--max-graphs", "x", str(MP)],
+        ["rnu", str(MP)],
+        ["query", str(MP), "--outcome"],
+    ],
+)
+def test_a_usage_error_names_its_code(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    # was: argparse's "pisa-mm gen: error: argument --max: invalid int value: '...'" alone
+    assert cli_main(argv) == 2
+    (line,) = (x for x in capsys.readouterr().err.splitlines() if ": error: " in x)
+    assert line.endswith(" [usage]")
