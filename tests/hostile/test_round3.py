@@ -236,3 +236,36 @@ def test_a_usage_error_names_its_code(capsys: pytest.CaptureFixture[str], argv: 
     assert cli_main(argv) == 2
     (line,) = (x for x in capsys.readouterr().err.splitlines() if ": error: " in x)
     assert line.endswith(" [usage]")
+
+
+@pytest.mark.parametrize("what", ["fifo", "dev-full"])
+def test_promote_refuses_an_expectation_that_is_no_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    # was: promote read the old `.expected` with a plain open(): a FIFO hung it, a link to
+    # /dev/full (reads as endless zeros) ran it out of memory (killed)
+    import shutil
+
+    test, other = tmp_path / "T.litmus", tmp_path / "U.litmus"
+    shutil.copy(MP, test)
+    shutil.copy(MP, other)
+    target = tmp_path / "T.litmus.expected"
+    if what == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to("/dev/full")
+    assert cli_main(["promote", str(test), str(other)]) == 2
+    err = capsys.readouterr().err
+    assert f"cannot write {target}: it is a" in err and "[io]" in err
+    assert (tmp_path / "U.litmus.expected").is_file()  # the other test is promoted
+
+
+def test_promote_replaces_an_expectation_that_is_no_text(tmp_path: Path) -> None:
+    import shutil
+
+    test = tmp_path / "T.litmus"
+    shutil.copy(MP, test)
+    target = tmp_path / "T.litmus.expected"
+    target.write_bytes(b"\xff\xfe not UTF-8")
+    assert cli_main(["promote", str(test)]) == 0
+    assert target.read_text().startswith("Test MP+rel.gpu+acq.gpu Allowed")
