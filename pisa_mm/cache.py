@@ -13,9 +13,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["cache_dir", "lark_cache", "pickled", "read_entry", "seal", "write_entry"]
+if TYPE_CHECKING:
+    from lark import Lark
+
+__all__ = ["cache_dir", "lark_parser", "pickled", "read_entry", "seal", "write_entry"]
 
 T = TypeVar("T")
 
@@ -40,34 +43,51 @@ def cache_dir() -> str | None:
     return directory
 
 
-def lark_cache(name: str) -> str | bool:
-    """A cache file for lark (`Lark(cache=...)`), private to the user.
+def lark_parser(name: str, grammar: str, **options: Any) -> Lark:
+    """`Lark(grammar, **options)`, or the parser a previous call with the same grammar,
+    options and lark version saved to the cache (`Lark.save`: its LALR tables).
 
-    Not lark's default (a predictable name in the shared temp dir, which another user could
-    plant a pickle at). lark checks the grammar's hash on load and rebuilds when it
-    differs. False (no cache) when there is no cache directory.
-    """
-    directory = cache_dir()
-    if directory is None:
-        return False
+    Not lark's own `cache=` (it checks the grammar's hash, never its pickle: a flipped bit
+    in the tables parsed a model differently, a silent wrong answer), nor a predictable name
+    in the shared temp dir (which another user could plant a pickle at): the entry is
+    sealed (`seal`) and read like every other (`read_entry`)."""
+    import io
+
     import lark
 
-    version = f"{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    path = os.path.join(directory, f"{name}-{version}.lark")
-    import stat
+    key = digest([grammar, lark.__version__, repr(sorted(options.items()))])
+    entry = f"{name}-{key[:32]}.lark"
+    data = read_entry(entry)
+    if data is not None and data[:16] == seal(data[16:]):
+        with contextlib.suppress(Exception):  # a stale or foreign entry: built again
+            loaded: Lark = lark.Lark.load(io.BytesIO(data[16:]))
+            return loaded
+    parser = lark.Lark(grammar, **options)
+    buffer = io.BytesIO()
+    with contextlib.suppress(Exception):  # (what cannot be saved is built on each run)
+        parser.save(buffer)
+        raw = buffer.getvalue()
+        write_entry(entry, seal(raw) + raw)
+        _remove_stale(name, ".lark", entry)
+    return parser
 
-    try:
-        regular = stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return path
-    except (OSError, ValueError):  # a link loop
-        regular = False
-    if not regular:  # lark would block on a FIFO, read `/dev/zero` forever
-        try:
-            os.unlink(path)
-        except OSError:
-            return False
-    return path
+
+def _remove_stale(kind: str, suffix: str, keep: str) -> None:
+    """Remove the entries `{kind}-KEY{suffix}` other than `keep` (an upgrade or an edit of
+    the inputs leaves one file, not one per version)."""
+    directory = cache_dir()
+    if directory is None:
+        return
+    with contextlib.suppress(OSError):
+        for stale in os.listdir(directory):
+            if stale == keep or not (stale.startswith(f"{kind}-") and stale.endswith(suffix)):
+                continue
+            rest = stale[len(kind) + 1 : -len(suffix)]
+            # a key, not `{kind}-rc11-KEY` (model-pisa-rc11 beside model-pisa); lark's
+            # entries: also those lark's own cache wrote (`cat-1.3.1-py311.lark`)
+            if (len(rest) == 32 and "-" not in rest) or suffix == ".lark":
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, stale))
 
 
 def digest(parts: Iterable[str | bytes]) -> str:
@@ -134,16 +154,8 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
     with contextlib.suppress(pickle.PicklingError, TypeError, AttributeError):
         payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         entry = (key, seal(payload), payload)
-        if not _write(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)):
-            return value
-        with contextlib.suppress(OSError):
-            for stale in os.listdir(directory):
-                if not (stale.startswith(f"{kind}-") and stale.endswith(".pickle")):
-                    continue
-                rest = stale[len(kind) + 1 : -len(".pickle")]
-                if stale != name and len(rest) == 32 and "-" not in rest:  # not `{kind}-rc11-...`
-                    with contextlib.suppress(OSError):
-                        os.unlink(os.path.join(directory, stale))
+        if _write(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)):
+            _remove_stale(kind, ".pickle", name)
     return value
 
 

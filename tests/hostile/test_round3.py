@@ -202,6 +202,7 @@ def _damaged(warm: tuple[Path, str], tmp_path: Path, prefix: str, how: str) -> t
         ("model-pisa-", "flipped"),
         ("model-pisa-", "fifo"),
         ("model-pisa-", "dev-zero"),
+        ("cat-", "flipped"),
         ("cat-", "fifo"),
         ("cat-", "dev-zero"),
     ],
@@ -210,8 +211,8 @@ def test_a_damaged_cache_entry_is_ignored(
     warm: tuple[Path, str], tmp_path: Path, prefix: str, how: str
 ) -> None:
     # was: a flipped bit in the code table: SystemError (a traceback), an internal error or
-    # damaged code run as it was; in a model's pickle, loaded as it was; a FIFO: a hang; a
-    # link to /dev/zero: MemoryError
+    # damaged code run as it was; in lark's tables, a model parsed differently (a wrong
+    # answer, 1 of 40 random flips); a FIFO: a hang; a link to /dev/zero: MemoryError
     cache, entry = _damaged(warm, tmp_path, prefix, how)
     damaged = entry.read_bytes() if how == "flipped" else b""
     done = _run(cache, "run", "--no-time", str(MP))
