@@ -270,3 +270,16 @@ def test_promote_replaces_an_expectation_that_is_no_text(tmp_path: Path) -> None
     target.write_bytes(b"\xff\xfe not UTF-8")
     assert cli_main(["promote", str(test)]) == 0
     assert target.read_text().startswith("Test MP+rel.gpu+acq.gpu Allowed")
+
+
+def test_an_html_report_of_a_file_name_that_is_no_utf8(tmp_path: Path) -> None:
+    # was: UnicodeEncodeError (exit 3) writing the test's page: the name's undecodable
+    # bytes reach the report as surrogates
+    import shutil
+
+    test = os.path.join(os.fsencode(tmp_path), b"bad\xff\xfename.litmus")
+    shutil.copy(MP, test)
+    html = tmp_path / "html"
+    assert cli_main(["run", os.fsdecode(test), "--html", str(html)]) == 0
+    pages = sorted(html.glob("*.html"))
+    assert len(pages) == 2 and all("\\udcff" in p.read_text("utf-8") for p in pages[:1])
