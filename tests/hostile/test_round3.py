@@ -277,9 +277,9 @@ def test_an_html_report_of_a_file_name_that_is_no_utf8(tmp_path: Path) -> None:
     # bytes reach the report as surrogates
     import shutil
 
-    test = os.path.join(os.fsencode(tmp_path), b"bad\xff\xfename.litmus")
+    test = tmp_path / os.fsdecode(b"bad\xff\xfename.litmus")
     shutil.copy(MP, test)
     html = tmp_path / "html"
-    assert cli_main(["run", os.fsdecode(test), "--html", str(html)]) == 0
+    assert cli_main(["run", str(test), "--html", str(html)]) == 0
     pages = sorted(html.glob("*.html"))
     assert len(pages) == 2 and all("\\udcff" in p.read_text("utf-8") for p in pages[:1])
