@@ -283,3 +283,25 @@ def test_an_html_report_of_a_file_name_that_is_no_utf8(tmp_path: Path) -> None:
     assert cli_main(["run", str(test), "--html", str(html)]) == 0
     pages = sorted(html.glob("*.html"))
     assert len(pages) == 2 and all("\\udcff" in p.read_text("utf-8") for p in pages[:1])
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 100_000,  # was: RecursionError, 500 and a traceback in the server's log
+        b'{"test": 1' + b"0" * 5000 + b"}",  # was: ValueError (4,300 digits), 500
+        b'{"test": "\\ud800"}',  # was: UnicodeEncodeError, 500
+        b'{"test": "x", "model_text": "\\udcff"}',
+    ],
+)
+def test_the_explorer_answers_a_hostile_request_with_a_clear_error(body: bytes) -> None:
+    from starlette.testclient import TestClient
+
+    from pisa_mm.runner.budget import Budget
+    from pisa_mm.web.app import ServeConfig, create_app
+
+    app = create_app(ServeConfig(None, Budget(timeout=30, max_memory=1 << 30), concurrent=1))
+    with TestClient(app) as client:
+        resp = client.post("/api/run", content=body)
+    assert resp.status_code == 400
+    assert resp.json()["ok"] is False
