@@ -305,3 +305,18 @@ def test_the_explorer_answers_a_hostile_request_with_a_clear_error(body: bytes) 
         resp = client.post("/api/run", content=body)
     assert resp.status_code == 400
     assert resp.json()["ok"] is False
+
+
+@pytest.mark.parametrize(
+    ("text", "what"),
+    [("[" * 100_000, "nested too deeply"), ('{"version": 1' + "0" * 5000 + "}", "4,300 digits")],
+)
+def test_a_hostile_baseline_is_a_located_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, what: str
+) -> None:
+    # was: RecursionError or ValueError from json.loads: an internal error (exit 3)
+    baseline = tmp_path / "b.json"
+    baseline.write_text(text)
+    assert cli_main(["run", str(MP), "--baseline", str(baseline)]) == 2
+    err = capsys.readouterr().err
+    assert f"corrupt baseline {baseline}: " in err and what in err and "[baseline]" in err
