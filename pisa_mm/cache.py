@@ -187,7 +187,9 @@ def _read(path: str) -> bytes | None:
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
             return None
         with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read(MAX_ENTRY_BYTES + 1)
+            # the size fstat gave (`read(MAX_ENTRY_BYTES)` would allocate all of it first);
+            # an entry that grew meanwhile is cut short, and its seal no longer holds
+            data = fh.read(info.st_size + 1)
         return data if len(data) <= MAX_ENTRY_BYTES else None
     except OSError:
         return None
