@@ -13,9 +13,12 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-__all__ = ["cache_dir", "lark_cache", "pickled", "read_entry", "write_entry"]
+if TYPE_CHECKING:
+    from lark import Lark
+
+__all__ = ["cache_dir", "lark_parser", "pickled", "read_entry", "seal", "write_entry"]
 
 T = TypeVar("T")
 
@@ -40,32 +43,58 @@ def cache_dir() -> str | None:
     return directory
 
 
-def lark_cache(name: str) -> str | bool:
-    """A cache file for lark (`Lark(cache=...)`), private to the user.
+def lark_parser(name: str, grammar: str, **options: Any) -> Lark:
+    """`Lark(grammar, **options)`, or the parser a previous call with the same grammar,
+    options and lark version saved to the cache (`Lark.save`: its LALR tables).
 
-    Not lark's default (a predictable name in the shared temp dir, which another user could
-    plant a pickle at). lark checks the grammar's hash on load and rebuilds when it
-    differs. False (no cache) when there is no cache directory.
-    """
-    directory = cache_dir()
-    if directory is None:
-        return False
+    Not lark's own `cache=` (it checks the grammar's hash, never its pickle: a flipped bit
+    in the tables parsed a model differently, a silent wrong answer), nor a predictable name
+    in the shared temp dir (which another user could plant a pickle at): the entry is
+    sealed (`seal`) and read like every other (`read_entry`)."""
+    import io
+
     import lark
 
-    version = f"{lark.__version__}-py{sys.version_info[0]}{sys.version_info[1]}"
-    return os.path.join(directory, f"{name}-{version}.lark")
+    key = digest([grammar, lark.__version__, repr(sorted(options.items()))])
+    entry = f"{name}-{key[:32]}.lark"
+    data = read_entry(entry)
+    if data is not None and data[:16] == seal(data[16:]):
+        with contextlib.suppress(Exception):  # a stale or foreign entry: built again
+            loaded: Lark = lark.Lark.load(io.BytesIO(data[16:]))
+            return loaded
+    parser = lark.Lark(grammar, **options)
+    buffer = io.BytesIO()
+    with contextlib.suppress(Exception):  # (what cannot be saved is built on each run)
+        parser.save(buffer)
+        raw = buffer.getvalue()
+        write_entry(entry, seal(raw) + raw)
+        _remove_stale(name, ".lark", entry)
+    return parser
+
+
+def _remove_stale(kind: str, suffix: str, keep: str) -> None:
+    """Remove the entries `{kind}-KEY{suffix}` other than `keep` (an upgrade or an edit of
+    the inputs leaves one file, not one per version)."""
+    directory = cache_dir()
+    if directory is None:
+        return
+    with contextlib.suppress(OSError):
+        for stale in os.listdir(directory):
+            if stale == keep or not (stale.startswith(f"{kind}-") and stale.endswith(suffix)):
+                continue
+            rest = stale[len(kind) + 1 : -len(suffix)]
+            # a key, not `{kind}-rc11-KEY` (model-pisa-rc11 beside model-pisa); lark's
+            # entries: also those lark's own cache wrote (`cat-1.3.1-py311.lark`)
+            if (len(rest) == 32 and "-" not in rest) or suffix == ".lark":
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(directory, stale))
 
 
 def digest(parts: Iterable[str | bytes]) -> str:
     """A hash of `parts` (with pisa-mm's and Python's versions), for a cache key."""
-    # BLAKE2b from CPython's own module: hashlib loads OpenSSL first (a few ms of every
-    # start-up), and SHA-256 takes 3-4 times as long over the ~175 kB of the cat package
-    # that a shipped model's key reads on every run
-    try:
-        from _blake2 import blake2b
-    except ImportError:  # a Python built without it
-        from hashlib import blake2b
-
+    # BLAKE2b: SHA-256 takes 3-4 times as long over the ~175 kB of the cat package that a
+    # shipped model's key reads on every run
+    blake2b = _blake2b()
     from pisa_mm import __version__
 
     h = blake2b(f"pisa-mm {__version__} python {sys.version}".encode(), digest_size=32)
@@ -75,6 +104,24 @@ def digest(parts: Iterable[str | bytes]) -> str:
         h.update(data)
     hexdigest: str = h.hexdigest()
     return hexdigest
+
+
+def _blake2b() -> Callable[..., Any]:
+    # BLAKE2b from CPython's own module: hashlib loads OpenSSL first (a few ms of every
+    # start-up)
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # a Python built without it
+        from hashlib import blake2b
+    return blake2b
+
+
+def seal(data: bytes) -> bytes:
+    """A 16-byte digest of a cache entry's bytes, stored with them and checked on reading:
+    pickle and marshal check nothing, and a damaged entry (a flipped bit) could otherwise
+    load as a different model or a code object that answers wrongly or crashes."""
+    digest: bytes = _blake2b()(data, digest_size=16).digest()
+    return digest
 
 
 def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
@@ -93,28 +140,22 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
     with contextlib.suppress(Exception):  # a missing, truncated or stale entry
         # `_pickle`, not `pickle`: its Python module (with `struct` and the compatibility
         # tables) is only needed to write
-        from _pickle import load
+        from _pickle import loads
 
-        with open(path, "rb") as fh:
-            stored_key, value = load(fh)
-        if stored_key == key:
-            return value  # type: ignore[no-any-return]
+        data = _read(path)
+        if data is None:
+            raise FileNotFoundError(path)
+        stored_key, stored_seal, payload = loads(data)
+        if stored_key == key and stored_seal == seal(payload):
+            return loads(payload)  # type: ignore[no-any-return]
     value = build()
     import pickle
 
-    from pisa_mm.errors import PisaMMError
-    from pisa_mm.runner.files import write_atomic
-
-    with contextlib.suppress(PisaMMError, pickle.PicklingError, TypeError, AttributeError):
-        write_atomic(path, pickle.dumps((key, value), protocol=pickle.HIGHEST_PROTOCOL))
-        with contextlib.suppress(OSError):
-            for stale in os.listdir(directory):
-                if not (stale.startswith(f"{kind}-") and stale.endswith(".pickle")):
-                    continue
-                rest = stale[len(kind) + 1 : -len(".pickle")]
-                if stale != name and len(rest) == 32 and "-" not in rest:  # not `{kind}-rc11-...`
-                    with contextlib.suppress(OSError):
-                        os.unlink(os.path.join(directory, stale))
+    with contextlib.suppress(pickle.PicklingError, TypeError, AttributeError):
+        payload = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        entry = (key, seal(payload), payload)
+        if _write(path, pickle.dumps(entry, protocol=pickle.HIGHEST_PROTOCOL)):
+            _remove_stale(kind, ".pickle", name)
     return value
 
 
@@ -124,11 +165,61 @@ def read_entry(name: str) -> bytes | None:
     directory = cache_dir()
     if directory is None:
         return None
+    return _read(os.path.join(directory, name))
+
+
+# A cache entry longer than this is not one pisa-mm wrote (the code table is a few MB).
+MAX_ENTRY_BYTES = 64 << 20
+
+
+def _read(path: str) -> bytes | None:
+    """The bytes of the cache file at `path`, when it is a regular file (not a FIFO, which
+    would block, nor a device such as `/dev/zero` a link may lead to) of at most
+    MAX_ENTRY_BYTES; else None."""
+    import stat
+
     try:
-        with open(os.path.join(directory, name), "rb") as fh:
-            return fh.read()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except (OSError, ValueError):
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ENTRY_BYTES:
+            return None
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            # the size fstat gave (`read(MAX_ENTRY_BYTES)` would allocate all of it first);
+            # an entry that grew meanwhile is cut short, and its seal no longer holds
+            data = fh.read(info.st_size + 1)
+        return data if len(data) <= MAX_ENTRY_BYTES else None
     except OSError:
         return None
+    finally:
+        os.close(fd)
+
+
+def _write(path: str, data: bytes) -> bool:
+    """Replace the cache file at `path` with `data` (runner/files.write_atomic); whatever
+    else holds its name in the private directory (a link, a FIFO, a device node) is removed
+    first, never written through. False when it could not be written."""
+    import stat
+
+    from pisa_mm.errors import PisaMMError
+    from pisa_mm.runner.files import write_atomic
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        try:
+            os.unlink(path)  # a directory stays: the entry is not written
+        except OSError:
+            return False
+    try:
+        write_atomic(path, data)
+    except PisaMMError:
+        return False
+    return True
 
 
 def write_entry(name: str, data: bytes) -> None:
@@ -137,8 +228,4 @@ def write_entry(name: str, data: bytes) -> None:
     directory = cache_dir()
     if directory is None:
         return
-    from pisa_mm.errors import PisaMMError
-    from pisa_mm.runner.files import write_atomic
-
-    with contextlib.suppress(PisaMMError):
-        write_atomic(os.path.join(directory, name), data)
+    _write(os.path.join(directory, name), data)

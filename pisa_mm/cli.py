@@ -99,6 +99,7 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         hint = _hint(self, message)
+        message = f"{message} [usage]"  # every diagnostic names its code (docs/cli.md)
         if hint:
             message = f"{message}\n{hint}"
         super().error(message)

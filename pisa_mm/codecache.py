@@ -3,7 +3,7 @@
 Two modules generate source and run it: `records.py` (the methods `dataclasses` writes for
 each `@record`) and `cat/inline.py` (one function per dynamic cat definition or check).
 Compiling it is most of what they cost at start-up, so both take their code objects from
-here: one marshal table in the cache (pisa_mm/cache.py, entry `code-4-cpython-311.marshal`: the
+here: one marshal table in the cache (pisa_mm/cache.py, entry `code-5-cpython-311.marshal`: the
 table's format and the Python that compiled it are in the name), group ->
 the marshalled bytes of that group's own table (source text -> code object). The file is read on
 first use, but a group is unmarshalled only when it is first asked for (a process uses a few
@@ -31,8 +31,9 @@ from types import CodeType
 
 __all__ = ["compiled"]
 
-# The table's format: "4", a group's table marshalled on its own, records made from templates.
-_FORMAT = "4"
+# The table's format: "5", a group's table marshalled on its own after its digest (`_sealed`),
+# records made from templates.
+_FORMAT = "5"
 # The cache entry's name carries the format and the bytecode's tag: two installed versions of
 # another format or Python (two venvs, a CI matrix) each keep their own table, where one shared
 # entry was replaced by each in turn, and every run of either started cold.
@@ -41,7 +42,9 @@ ENTRY = f"code-{_FORMAT}-{sys.implementation.cache_tag}.marshal"
 _PYTHON = f"{_FORMAT} {sys.version} {sys.implementation.cache_tag}"
 # The entries of earlier formats (records.py's own table, then one table for every format and
 # Python): removed on the first write, so an upgrade leaves no stale megabyte behind.
-_OLD_ENTRIES = ("records.marshal", "code.marshal")
+_OLD_ENTRIES = ("records.marshal", "code.marshal", f"code-4-{sys.implementation.cache_tag}.marshal")
+# The bytes of a group's digest (pisa_mm/cache.py's `seal`), before its marshalled table.
+_DIGEST = 16
 
 _Group = dict[str, CodeType]
 
@@ -70,7 +73,9 @@ class Codes:
             if data is not None:
                 try:
                     python, table = marshal.loads(data)
-                except (EOFError, ValueError, TypeError):  # a truncated or foreign entry
+                # a truncated, foreign or damaged entry (marshal raises SystemError and
+                # MemoryError on some damaged bytes)
+                except Exception:
                     python, table = None, {}
                 if python == _PYTHON and isinstance(table, dict):
                     stored = table
@@ -83,9 +88,11 @@ class Codes:
         if codes is None:
             codes = {}
             data = self.load().get(name)
-            if isinstance(data, bytes):
-                with contextlib.suppress(EOFError, ValueError, TypeError):
-                    table = marshal.loads(data)
+            # only bytes whose digest holds: marshal checks nothing, and a damaged code
+            # object can answer wrongly or crash the interpreter when it runs
+            if isinstance(data, bytes) and data[:_DIGEST] == _digest(data[_DIGEST:]):
+                with contextlib.suppress(Exception):
+                    table = marshal.loads(data[_DIGEST:])
                     if isinstance(table, dict):
                         codes = table
             self.groups[name] = codes
@@ -116,13 +123,20 @@ class Codes:
                 return
             table = dict(self.load())
             for group in self.missed:
-                table[group] = marshal.dumps(self.used[group])
+                code = marshal.dumps(self.used[group])
+                table[group] = _digest(code) + code
             write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
             directory = cache_dir()
             if directory is not None:
                 for old in _OLD_ENTRIES:
                     with contextlib.suppress(OSError):
                         os.unlink(os.path.join(directory, old))
+
+
+def _digest(data: bytes) -> bytes:
+    from pisa_mm.cache import seal
+
+    return seal(data)
 
 
 CODES = Codes()

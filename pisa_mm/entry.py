@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+# `_signal`, not `signal`: its Python module imports `enum` (with `functools`), ~20 ms of
+# start-up on a loaded machine during which a signal still had Python's default action
+import _signal  # type: ignore[import-not-found]  # (no stubs: the C half of `signal`)
 import os
-import signal
 from types import FrameType
 
 __all__ = ["main"]
@@ -19,8 +21,8 @@ def _stop(signum: int, frame: FrameType | None) -> None:
 
 
 def main() -> int:
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(signum, _stop)
+    for signum in (_signal.SIGINT, _signal.SIGTERM):
+        _signal.signal(signum, _stop)
     from pisa_mm.cli import main as cli_main
 
     return cli_main()

@@ -10,7 +10,7 @@ from pathlib import Path
 from lark import Lark, Token
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
-from pisa_mm.cache import lark_cache
+from pisa_mm.cache import lark_parser
 from pisa_mm.cat.elaborate import KEYWORDS, File, Scope, elaborate, title_of
 from pisa_mm.cat.syntax import CatFile
 from pisa_mm.errors import PisaMMError, Span
@@ -133,12 +133,12 @@ def _lark() -> Lark:
     grammar = (Path(__file__).parent / "grammar.lark").read_text(encoding="utf-8")
     # keep_all_tokens: punctuation stays in the tree so that every node's span covers its
     # brackets, and a check's source text can be cut out exactly.
-    return Lark(  # cache: the LALR tables, rebuilt when the grammar changes (start-up time)
+    return lark_parser(  # cached: the LALR tables, rebuilt when the grammar changes (start-up)
+        "cat",
         grammar,
         parser="lalr",
         keep_all_tokens=True,
         propagate_positions=True,
-        cache=lark_cache("cat"),
     )
 
 

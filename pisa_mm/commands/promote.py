@@ -16,11 +16,11 @@ from pisa_mm.commands.run import (
     run_tests,
 )
 from pisa_mm.engines import EXACT_ENGINES
-from pisa_mm.errors import PisaMMError
+from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.outcomes.expectations import expected_path, render_expectation
 from pisa_mm.outcomes.model import Verdict
 from pisa_mm.runner.console import Console
-from pisa_mm.runner.files import write_atomic
+from pisa_mm.runner.files import not_regular, write_atomic
 from pisa_mm.runner.job import EngineTask, cached_model
 from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
@@ -105,14 +105,16 @@ def main(args: argparse.Namespace) -> int:
             # herd's counts are of executions: record them when an engine counts them
             best = next((r for r in results if r.counts_executions), results[0])
             text = render_expectation(best)
-            old: str | None = None
-            if os.path.exists(target):
-                with open(target, encoding="utf-8") as fh:
-                    old = fh.read()
-            if old == text:
-                counts["unchanged"] += 1
+            try:
+                old = _old_expectation(target)
+                if old == text:
+                    counts["unchanged"] += 1
+                    continue
+                write_atomic(target, text)
+            except PisaMMError as exc:  # this test's file only: the others are promoted
+                errors += 1
+                console.err(exc.render())
                 continue
-            write_atomic(target, text)
             what = "created" if old is None else "updated"
             counts[what] += 1
             console.out(f"{what} {target}\n")
@@ -134,3 +136,26 @@ def main(args: argparse.Namespace) -> int:
         Exit.UNKNOWN if unknown else Exit.OK,
     ]
     return int(worst(codes))
+
+
+def _old_expectation(target: str) -> str | None:
+    """The text of the `.expected` file promote would replace (None: there is none; "" when
+    it is no UTF-8 text or too long, so it is replaced). A FIFO or a device in its place
+    (or a link to one) is refused: reading it would block or never end."""
+    if not os.path.lexists(target):
+        return None
+    if (what := not_regular(target)) or (what := _device(target)):
+        raise PisaMMError.at(None, f"cannot write {target}: it is {what}", "io")
+    try:
+        return read_source(target)
+    except PisaMMError:
+        return ""
+
+
+def _device(path: str) -> str | None:
+    import stat
+
+    try:
+        return "a device" if stat.S_ISCHR(os.stat(path).st_mode) else None
+    except OSError:
+        return None

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pisa_mm.events.kinds import Space
-from pisa_mm.events.layout import Variable
+from pisa_mm.events.layout import Layout, Variable
 from pisa_mm.litmus.program import AddrSpace, VarDecl
 
-__all__ = ["QUALIFIED", "allowed_spaces", "is_target", "owns"]
+__all__ = ["QUALIFIED", "allowed_spaces", "invalid_copy", "is_target", "owns"]
 
 # The space a qualified access names (`.global` ...); a generic one is absent.
 QUALIFIED = {
@@ -60,3 +60,21 @@ def is_target(
         and not (write and var.space is Space.CONST)
         and (var.space is not Space.PRIVATE or owned)
     )
+
+
+def invalid_copy(layout: Layout, src: int, dst: int, size: int) -> int | None:
+    """The first address of a `cp.async` of `size` bytes from `src` to `dst`, held in
+    registers, that is none of the locations it copies between (the elements of a `.global`
+    variable, to those of a `.shared` one of the same width, PISA's copy extension); None
+    when every address is one (the copy's other checks then apply)."""
+    found = layout.find(src)
+    if found is None:
+        return src
+    width = found[0].width
+    step = width // 8
+    for i in range(0, max(size, step), step):
+        for address, space in ((src + i, Space.GLOBAL), (dst + i, Space.SHARED)):
+            hit = layout.find(address)
+            if hit is None or hit[0].space is not space or hit[0].width != width or hit[1] % step:
+                return address
+    return None

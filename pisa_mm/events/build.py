@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import deps as dp
 from pisa_mm.events import semantics as sem
-from pisa_mm.events.addressing import allowed_spaces, is_target, owns
+from pisa_mm.events.addressing import allowed_spaces, invalid_copy, is_target, owns
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.layout import Layout, Variable
 from pisa_mm.events.model import (
@@ -379,6 +379,21 @@ class _Builder:
             return frozenset(
                 {Location(var.name, off, self._instance(var.space, thread, span), var.space)}
             )
+        locs = self._targets(allowed, width, thread, span, write=write)
+        if not locs:
+            raise PisaMMError.at(
+                span,
+                f"no {width}-bit variable can be the target of this computed address",
+                "address",
+            )
+        return locs
+
+    def _targets(
+        self, allowed: frozenset[Space], width: int, thread: int, span: Span, *, write: bool
+    ) -> frozenset[Location]:
+        """Every location instance a computed address of an access may touch (none: every
+        address it computes is invalid)."""
+        nbytes = width // 8
         locs: set[Location] = set()
         for var in self.layout.variables:
             owned = var.space is not Space.PRIVATE or self._owns(var.name, thread)
@@ -388,12 +403,6 @@ class _Builder:
                 continue
             inst = self._instance(var.space, thread, span)
             locs.update(Location(var.name, i * nbytes, inst, var.space) for i in range(var.count))
-        if not locs:
-            raise PisaMMError.at(
-                span,
-                f"no {width}-bit variable can be the target of this computed address",
-                "address",
-            )
         return frozenset(locs)
 
     def _owns(self, name: str, thread: int) -> bool:
@@ -509,6 +518,10 @@ class _Builder:
                         self._store(st, ins, op, t, base)
                     else:
                         self._atomic(st, ins, op, t, base)
+                case CpAsync() if (wild := self._invalid_copy(st, op)) is not None:
+                    st.address = wild
+                    self._exit(st, t, ins, invalid=True)
+                    return
                 case _:
                     self._step(st, ins, t)
             st.pc += 1
@@ -538,9 +551,12 @@ class _Builder:
                     return st
             return None
         valid: list[Expr] = []
+        locs = self._targets(allowed, width, t, ins.span, write=write)
+        if not locs:  # no location it may touch (a store through a pointer to .const)
+            st.address = base
+            return st
         for i in range(count):
             addr = _element(base, i * width // 8)
-            locs = self._resolve(addr, allowed, width, t, ins.span, write=write)
             hits = sorted({self._address(loc) for loc in locs})
             valid.append(
                 sem.mk(
@@ -556,6 +572,19 @@ class _Builder:
         bad.address = base
         st.guard = sem.conj(st.guard, ok)
         return bad
+
+    def _invalid_copy(self, st: _State, op: CpAsync) -> Const | None:
+        """A `cp.async` address held in a register that is no location it may copy between
+        (a constant one: one computed from a loaded value is unsupported): the path ends
+        there (`invalid-address`), as at a load's."""
+        if not any(isinstance(a.base, Reg) or isinstance(a.offset, Reg) for a in (op.src, op.dst)):
+            return None
+        src = sem.address(st.regs, op.src, self.layout)
+        dst = sem.address(st.regs, op.dst, self.layout)
+        if not isinstance(src, Const) or not isinstance(dst, Const):
+            return None
+        bad = invalid_copy(self.layout, src.value, dst.value, op.size)
+        return None if bad is None else Const(bad, sem.ADDR_WIDTH)
 
     def _valid_constant(
         self, address: int, allowed: frozenset[Space], width: int, t: int, write: bool

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.events import semantics as sem
-from pisa_mm.events.addressing import QUALIFIED, allowed_spaces, is_target, owns
+from pisa_mm.events.addressing import QUALIFIED, allowed_spaces, invalid_copy, is_target, owns
 from pisa_mm.events.build import make_layout, placements
 from pisa_mm.events.kinds import Kind, Order, Scope, Space
 from pisa_mm.events.layout import Layout
@@ -60,6 +60,9 @@ from pisa_mm.values.expr import BOOL, Const, Expr
 ACQUIRING = frozenset({Order.ACQ, Order.ACQ_REL, Order.SC})
 RELEASING = frozenset({Order.REL, Order.ACQ_REL, Order.SC})
 _LOCAL_SPACES = frozenset({Space.PRIVATE, Space.CONST})
+# Work-items whose path ended without `return` (the builder's plain EXIT): they executed
+# fewer barriers than a work-group that waits at one (PISA 9.1, `bfewer`).
+_ENDED = frozenset({Status.DONE, Status.CUT, Status.INVALID})
 
 
 @record
@@ -289,12 +292,29 @@ class Machine:
             return address
         return None
 
+    def _invalid_copy(self, ts: ThreadState, op: CpAsync) -> int | None:
+        """The builder's rule (`_invalid_copy`) on the addresses a `cp.async` holds in
+        registers: the first that is no location it may copy between, or None."""
+        if not any(isinstance(a.base, Reg) or isinstance(a.offset, Reg) for a in (op.src, op.dst)):
+            return None
+        regs = ts.reg_env()
+        src = sem.address(regs, op.src, self.layout)
+        dst = sem.address(regs, op.dst, self.layout)
+        assert isinstance(src, Const) and isinstance(dst, Const)
+        return invalid_copy(self.layout, src.value, dst.value, op.size)
+
+    def _stop_invalid(self, cfg: Config, t: int, ins: Instruction, address: int) -> None:
+        """Work-item `t` of `cfg` stops at an access with an invalid address, raising the
+        flag; it ends without `return` (its work-group's barriers diverge)."""
+        cfg.threads[t] = cfg.threads[t]._replace(status=Status.INVALID)
+        text = f"P{t}: {ins.text}  (invalid address) at address {address:#x}"
+        self._flag(cfg, "invalid-address", text)
+        self._left_behind(cfg, t)
+
     def _invalid(self, cfg: Config, t: int, ins: Instruction, address: int) -> list[Successor]:
         """The work-item stops at an access with an invalid address, raising the flag."""
         new = cfg.clone()
-        new.threads[t] = cfg.threads[t]._replace(status=Status.INVALID)
-        text = f"P{t}: {ins.text}  (invalid address) at address {address:#x}"
-        self._flag(new, "invalid-address", text)
+        self._stop_invalid(new, t, ins, address)
         detail = (f"address {address:#x} is no location: undefined, P{t} stops",)
         return [((Step(f"P{t}", ins.span.line, ins.text, detail),), new)]
 
@@ -535,6 +555,9 @@ class Machine:
                     notes.append(f"completes copies {sorted(k for _, k in ids)}")
                 nxt = nxt._replace(cur=cur, groups=ts.groups[cut:])
             case CpAsync():
+                if (bad := self._invalid_copy(ts, op)) is not None:
+                    self._stop_invalid(cfg, t, ins, bad)
+                    return True
                 nxt = self._issue(cfg, t, nxt, ins, op)
             case Barrier():
                 if ts.barred:
@@ -713,7 +736,8 @@ class Machine:
         # means the same ordinal among the barrier instructions of each body, as for the
         # builder's `sinstr` (docs/operational.md, "Barrier").
         sites = {self._barrier_site(t, cfg.threads[t].pc) for t in waiting}
-        laggards = [t for t in members if cfg.threads[t].status in (Status.DONE, Status.CUT)]
+        # a work-item that ended without `return` (its path's EXIT, as in the builder)
+        laggards = [t for t in members if cfg.threads[t].status in _ENDED]
         stuck = [] if early else absent
         if len(sites) > 1 or laggards or stuck:
             names = ", ".join(f"P{t}" for t in members)

@@ -115,6 +115,10 @@ def read_baseline(path: str) -> Baseline:
         raw = json.loads(read_source(path))
     except json.JSONDecodeError as exc:
         raise _corrupt(path, f"not JSON ({exc.msg} at line {exc.lineno})") from None
+    except ValueError:  # a number past Python's 4,300 digits
+        raise _corrupt(path, "a number of more than 4,300 digits") from None
+    except RecursionError:
+        raise _corrupt(path, "nested too deeply") from None
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise _corrupt(path, f'not a pisa-mm baseline (no "format": "{FORMAT}")')
     version = raw.get("version")

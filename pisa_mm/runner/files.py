@@ -63,7 +63,9 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
     from pathlib import Path
 
     target = Path(path)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    # a file name that is no UTF-8 (`bad\xff.litmus`) reaches reports as surrogates: written
+    # as `\udcff`, so that a report is always UTF-8 text
+    raw = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     if what := not_regular(target):
         raise PisaMMError.at(None, f"cannot write {path}: it is {what}", "io")
     if (mode := _mode(target)) is not None and stat.S_ISCHR(mode):

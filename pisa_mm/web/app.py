@@ -89,13 +89,17 @@ def create_app(config: ServeConfig) -> Starlette:
         return JSONResponse({"models": list(SHIPPED_MODELS), "default": DEFAULT_MODEL})
 
     async def run(request: HttpRequest) -> Response:
-        body = await request.body()
-        if len(body) > _MAX_BODY:
-            return _error(f"the request is {len(body)} bytes; the explorer accepts at most "
-                          f"{_MAX_BODY}", 413)  # fmt: skip
+        # read up to the limit only: `request.body()` would hold a body of any size first
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > _MAX_BODY:
+                return _error(f"the request is over {_MAX_BODY} bytes; the explorer "
+                              f"accepts at most {_MAX_BODY}", 413)  # fmt: skip
         try:
             data = json.loads(body)
-        except (json.JSONDecodeError, UnicodeDecodeError):
+        # ValueError: also a number past 4,300 digits; RecursionError: deep nesting
+        except (ValueError, RecursionError):
             return _error("the request is not JSON", 400)
         req = _request(data, config)
         if isinstance(req, JSONResponse):
@@ -122,6 +126,9 @@ def _request(data: Any, config: ServeConfig) -> Request | JSONResponse:
     model_text = data.get("model_text")
     if not isinstance(model, str) or not (model_text is None or isinstance(model_text, str)):
         return _error("`model` must be a name and `model_text` a text", 400)
+    texts = [data["test"]] if model_text is None else [data["test"], model_text]
+    if any(_has_surrogates(text) for text in texts):  # `\ud800` in JSON: no UTF-8 text
+        return _error("the test and the model must be UTF-8 text (a lone surrogate)", 400)
     test_size = len(data["test"].encode("utf-8"))
     if test_size > MAX_TEST_BYTES:
         return _error(f"the test is {test_size} bytes; the explorer accepts tests of at most "
@@ -130,6 +137,14 @@ def _request(data: Any, config: ServeConfig) -> Request | JSONResponse:
         return _error(f"the model is {len(model_text.encode('utf-8'))} bytes; the explorer "
                       f"accepts models of at most {MAX_MODEL_BYTES} bytes", 413)  # fmt: skip
     return Request(data["test"], model, model_text, config.budget.timeout)
+
+
+def _has_surrogates(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _bounded(req: Request, config: ServeConfig, workers: Workers) -> Any:
