@@ -113,6 +113,8 @@ def _method(name: str, value: Any) -> Any:
 def _shape(cls: type) -> dict[str, Any]:
     """Everything dataclasses decides about a class, with its methods' code; for `__init__`,
     its signature (a frozen slotted record's stores through its slots: test below)."""
+    for name in list(vars(cls)):  # the methods records makes when first looked up
+        getattr(cls, name)
     methods = {
         name: _method(name, value)
         for name, value in sorted(vars(cls).items())
@@ -244,6 +246,7 @@ def test_a_frozen_record_is_built_as_dataclasses_builds_it(entry: Path, body: st
     __post_init__) keeps dataclasses' own."""
     theirs = _make(BODIES[body], dataclasses.dataclass(frozen=True, slots=True))
     ours = _make(BODIES[body], record)
+    ours.__init__  # noqa: B018 (made when first looked up)
     init, their_init = vars(ours)["__init__"], vars(theirs)["__init__"]
     assert str(inspect.signature(init)) == str(inspect.signature(their_init))
     assert init.__qualname__ == their_init.__qualname__
