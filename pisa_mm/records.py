@@ -39,6 +39,7 @@ import abc
 import re
 import sys
 import threading
+import typing
 from _thread import get_ident
 from collections.abc import Callable, Mapping
 from types import CellType, CodeType, FunctionType, MemberDescriptorType
@@ -567,6 +568,9 @@ _ANNOTATION_HEAD = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
 _HEADS: dict[str, tuple[str | None, str]] = {}
 
 
+# what `_special` compares a bare name's value with
+_CLASSVAR: Any = typing.ClassVar
+_GENERIC_ALIAS: Any = typing._GenericAlias  # type: ignore[attr-defined]
 # the `field()` of a field that has no default (a Field is never changed once made)
 _PLAIN = Field(MISSING, MISSING, True, True, None, True, None, MISSING)
 
@@ -712,9 +716,20 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
     for name, annotation in annotations.items():
         if not isinstance(annotation, str):
             return None
-        kind = _special(annotation, scope)
-        if kind not in ("", "ClassVar"):
-            return None
+        head = _HEADS.get(annotation)
+        if head is not None and not head[0] and dataclasses is None:
+            # `_special` inline for a bare name (nearly every field: `int`, `Span`, ...)
+            named: Any = scope.get(head[1])
+            kind = (
+                "ClassVar"
+                if named is _CLASSVAR
+                or (type(named) is _GENERIC_ALIAS and named.__origin__ is _CLASSVAR)
+                else ""
+            )
+        else:
+            kind = _special(annotation, scope)
+            if kind not in ("", "ClassVar"):
+                return None
         default = getattr(cls, name, MISSING)
         if isinstance(default, Field):
             spec = default

@@ -318,3 +318,31 @@ def test_fields_are_made_when_first_read() -> None:
     assert (a.name, a.type, b.default, b.compare) == ("a", "int", "x", False)
     assert isinstance(vars(Fresh)["__dataclass_fields__"], dict)
     assert vars(Fresh)["__dataclass_params__"].frozen
+
+
+def test_methods_are_made_when_first_looked_up() -> None:
+    """The templated methods and records' closures are `_Deferred` until first used, then
+    the method itself, on the class that defined them (a subclass's use included)."""
+
+    @record
+    class Lazy:
+        """A record."""
+
+        a: int
+        b: str = "x"
+
+    class Sub(Lazy):
+        pass
+
+    deferred = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__getstate__")
+    assert all(isinstance(vars(Lazy)[name], records._Deferred) for name in deferred)
+    s = Sub(1)  # the base's __init__, made through the subclass
+    assert isinstance(vars(Lazy)["__init__"], FunctionType) and "__init__" not in vars(Sub)
+    assert Lazy.__init__.__qualname__ == f"{Lazy.__qualname__}.__init__"
+    assert isinstance(vars(Lazy)["__eq__"], records._Deferred)
+    assert s == Sub(1) and s != Lazy(1) and hash(s) == hash(Lazy(1))
+    assert repr(Lazy(2, "y")) == f"{Lazy.__qualname__}(a=2, b='y')"
+    assert isinstance(vars(Lazy)["__eq__"], FunctionType)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Lazy(1).a = 2
+    assert pickle.loads(pickle.dumps(Lazy(3))) == Lazy(3)
