@@ -20,8 +20,10 @@ from __future__ import annotations
 import marshal
 import os
 import sys
-from importlib._bootstrap import ModuleSpec
-from importlib._bootstrap_external import MAGIC_NUMBER, SourceFileLoader
+
+# the import system's own modules (always loaded: `importlib` is not, and costs an import)
+from _frozen_importlib import ModuleSpec
+from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader
 from types import CodeType, ModuleType
 from typing import Any, ClassVar
 
