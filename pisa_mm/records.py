@@ -360,6 +360,9 @@ _DEFERRED = {
 # `_pisa_1_`, ...: a class's method is the template's code with those names (in `co_names`,
 # `co_varnames` and the f-string pieces of `co_consts`) replaced by its fields' names.
 _PLACEHOLDER = re.compile(r"_pisa_(\d+)_")
+# each placeholder name -> its field's place (what `_PLACEHOLDER.fullmatch` reads, without
+# a match per name; extended by `_template_text` for a wider class)
+_PLACES: dict[str, int] = {f"_pisa_{i}_": i for i in range(32)}
 # The templates of one arity are a group of the table of compiled code (`records templates
 # 3`): a process unmarshals the arities it uses, and a group that missed is made whole
 # (every kind of method), so that the group a command writes back serves every command.
@@ -375,6 +378,8 @@ def _template_text(kind: str, n: int) -> str:
     """The text of a template: a function `__create_fn__` that makes the method (as
     dataclasses' `_create_fn` does), the method's code being its one code constant."""
     places = [f"_pisa_{i}_" for i in range(n)]
+    for i in range(len(_PLACES), n):
+        _PLACES[places[i]] = i
     if kind == "__init__":  # stores through slots: the setters are the outer parameters
         body = "".join(f"  _pisa_s{i}(self,{p})\n" for i, p in enumerate(places)) or "  pass\n"
         setters = ", ".join(f"_pisa_s{i}" for i in range(n))
@@ -429,11 +434,9 @@ class _Template:
     @staticmethod
     def _index(values: tuple[str, ...]) -> tuple[int, ...] | None:
         """Each entry's place in `(*values, *names)`; None when nothing is replaced."""
-        index = []
-        for i, value in enumerate(values):
-            match = _PLACEHOLDER.fullmatch(value)
-            index.append(i if match is None else len(values) + int(match.group(1)))
-        return tuple(index) if index != list(range(len(values))) else None
+        n, places = len(values), _PLACES
+        index = [n + places[value] if value in places else i for i, value in enumerate(values)]
+        return tuple(index) if index != list(range(n)) else None
 
     def renamed(self, names: list[str]) -> CodeType:
         """The code for fields `names`."""
