@@ -88,7 +88,7 @@ SUITE_LIMIT = 120.0  # CPU seconds of one engine on one test of a suite (auto se
 
 
 # What the installed `pisa-mm` script runs (not `python -m pisa_mm.cli`, which adds runpy).
-ENTRY = "import sys; from pisa_mm.cli import main; sys.exit(main())"
+ENTRY = "import re, sys; from pisa_mm.entry import main; sys.exit(main())"  # the script's
 
 
 def _entry_point(src: Path, env: dict[str, str], *argv: str) -> tuple[float, float]:

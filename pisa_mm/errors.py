@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import enum
 import os
 import re
 import stat
 from collections.abc import Iterable
 
+from pisa_mm.enums import Enum
 from pisa_mm.records import pickled_by_fields, record
 
 # Python refuses to convert longer decimal strings (sys.get_int_max_str_digits); no literal of
@@ -42,7 +42,7 @@ class Span:
         return f"{self.file}:{self.line}:{self.col}"
 
 
-class Severity(enum.Enum):
+class Severity(Enum):
     ERROR = "error"
     WARNING = "warning"
     NOTE = "note"

@@ -39,6 +39,7 @@ import abc
 import re
 import sys
 import threading
+import typing
 from _thread import get_ident
 from collections.abc import Callable, Mapping
 from types import CellType, CodeType, FunctionType, MemberDescriptorType
@@ -198,16 +199,45 @@ class _Field:
 
 class _Info:
     """What the builder knows of a class it made: its annotated names in order (`fields`),
-    its options, and what `replace` and pickling need."""
+    its options, what `replace` and pickling need, and what its deferred methods are made
+    from."""
 
-    __slots__ = ("fields", "init_names", "not_init", "options", "real")
+    __slots__ = (
+        "fields",
+        "init",
+        "init_names",
+        "names",
+        "not_init",
+        "options",
+        "original",
+        "qualname",
+        "real",
+        "scope",
+    )
 
-    def __init__(self, fields: list[_Field], options: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        fields: list[_Field],
+        options: dict[str, Any],
+        real: tuple[str, ...],
+        positional: list[_Field],
+        original: type,
+        qualname: str,
+        scope: dict[str, Any],
+        names: tuple[list[str], list[str], list[str]],
+    ) -> None:
         self.fields = fields
         self.options = options
-        self.real = tuple(f.name for f in fields if not f.classvar)
-        self.init_names = tuple(f.name for f in fields if not f.classvar and f.spec.init)
+        self.real = real
+        self.init_names = tuple(f.name for f in positional)
         self.not_init = frozenset(f.name for f in fields if not f.classvar and not f.spec.init)
+        self.original = original  # the class before its slotted copy (the frozen errors')
+        self.qualname = qualname
+        self.scope = scope  # the module's namespace: the methods' globals
+        self.names = names  # the fields in __repr__, in __eq__ and the order, in __hash__
+        # a frozen slotted class's __init__ (stores through the slots): its fields, the
+        # defaults of its last parameters, whether it has a __post_init__
+        self.init: tuple[list[_Field], tuple[Any, ...], bool] | None = None
 
 
 # the classes this builder made (a class lives as long as its module: never removed)
@@ -255,12 +285,84 @@ def _materialize(cls: type) -> None:
     type.__setattr__(cls, "__dataclass_fields__", fields)
 
 
+class _Deferred:
+    """A method of a record made when first looked up (`instance.__eq__`, `a == b`, `repr`,
+    `cls.__init__`, pickling), then set on the class in its place: a run calls a few of the
+    methods of the ~130 classes its modules define. The same object stands for the method of
+    that name in every class (what to make is in the class's `_Info`)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        if owner is None:
+            owner = type(instance)
+        name = self.name
+        holder = next(k for k in owner.__mro__ if vars(k).get(name) is self)
+        method = _method(holder, name)
+        type.__setattr__(holder, name, method)
+        return method.__get__(instance, owner)
+
+
+def _method(cls: type, name: str) -> FunctionType:
+    """The method `name` of the record `cls`, as the builder made it before it deferred it."""
+    info = _INFO[cls]
+    qualname, scope = info.qualname, info.scope
+    shown, compared, hashed = info.names
+    method: Any
+    if name == "__init__":
+        assert info.init is not None
+        real, defaults, post_init = info.init
+        method = _slots_init(cls, list(info.real), defaults)
+        if method is None:  # a field that is no slot of its own
+            o = info.options
+            method = _init_text(info.original, real, o["frozen"], o["slots"], post_init, scope)
+        else:
+            method.__annotations__ = {**{f.name: f.type for f in real}, "return": None}
+    elif name == "__repr__":
+        method = _guarded(_function("__repr__", shown, scope, qualname))
+        method.__qualname__ = f"{qualname}.__repr__"
+    elif name == "__hash__":
+        method = _function("__hash__", hashed, scope, qualname)
+    elif name in ("__setattr__", "__delattr__"):
+        method = _frozen(info.original, info.real, qualname)[name == "__delattr__"]
+    elif name in ("__getstate__", "__setstate__"):
+        method = _state(info.real)[name == "__setstate__"]
+    else:  # __eq__ and the order
+        method = _function(name, compared, scope, qualname)
+    return cast(FunctionType, method)
+
+
+_DEFERRED = {
+    name: _Deferred(name)
+    for name in (
+        "__init__",
+        "__repr__",
+        "__eq__",
+        "__hash__",
+        "__setattr__",
+        "__delattr__",
+        "__getstate__",
+        "__setstate__",
+        "__lt__",
+        "__le__",
+        "__gt__",
+        "__ge__",
+    )
+}
+
+
 # ---------------------------------------------------------------- method templates
 
 # A template is the text dataclasses writes for a method, for fields named `_pisa_0_`,
 # `_pisa_1_`, ...: a class's method is the template's code with those names (in `co_names`,
 # `co_varnames` and the f-string pieces of `co_consts`) replaced by its fields' names.
 _PLACEHOLDER = re.compile(r"_pisa_(\d+)_")
+# each placeholder name -> its field's place (what `_PLACEHOLDER.fullmatch` reads, without
+# a match per name; extended by `_template_text` for a wider class)
+_PLACES: dict[str, int] = {f"_pisa_{i}_": i for i in range(32)}
 # The templates of one arity are a group of the table of compiled code (`records templates
 # 3`): a process unmarshals the arities it uses, and a group that missed is made whole
 # (every kind of method), so that the group a command writes back serves every command.
@@ -276,6 +378,8 @@ def _template_text(kind: str, n: int) -> str:
     """The text of a template: a function `__create_fn__` that makes the method (as
     dataclasses' `_create_fn` does), the method's code being its one code constant."""
     places = [f"_pisa_{i}_" for i in range(n)]
+    for i in range(len(_PLACES), n):
+        _PLACES[places[i]] = i
     if kind == "__init__":  # stores through slots: the setters are the outer parameters
         body = "".join(f"  _pisa_s{i}(self,{p})\n" for i, p in enumerate(places)) or "  pass\n"
         setters = ", ".join(f"_pisa_s{i}" for i in range(n))
@@ -330,11 +434,9 @@ class _Template:
     @staticmethod
     def _index(values: tuple[str, ...]) -> tuple[int, ...] | None:
         """Each entry's place in `(*values, *names)`; None when nothing is replaced."""
-        index = []
-        for i, value in enumerate(values):
-            match = _PLACEHOLDER.fullmatch(value)
-            index.append(i if match is None else len(values) + int(match.group(1)))
-        return tuple(index) if index != list(range(len(values))) else None
+        n, places = len(values), _PLACES
+        index = [n + places[value] if value in places else i for i, value in enumerate(values)]
+        return tuple(index) if index != list(range(n)) else None
 
     def renamed(self, names: list[str]) -> CodeType:
         """The code for fields `names`."""
@@ -469,6 +571,9 @@ _ANNOTATION_HEAD = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
 _HEADS: dict[str, tuple[str | None, str]] = {}
 
 
+# what `_special` compares a bare name's value with
+_CLASSVAR: Any = typing.ClassVar
+_GENERIC_ALIAS: Any = typing._GenericAlias  # type: ignore[attr-defined]
 # the `field()` of a field that has no default (a Field is never changed once made)
 _PLAIN = Field(MISSING, MISSING, True, True, None, True, None, MISSING)
 
@@ -614,9 +719,20 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
     for name, annotation in annotations.items():
         if not isinstance(annotation, str):
             return None
-        kind = _special(annotation, scope)
-        if kind not in ("", "ClassVar"):
-            return None
+        head = _HEADS.get(annotation)
+        if head is not None and not head[0] and dataclasses is None:
+            # `_special` inline for a bare name (nearly every field: `int`, `Span`, ...)
+            named: Any = scope.get(head[1])
+            kind = (
+                "ClassVar"
+                if named is _CLASSVAR
+                or (type(named) is _GENERIC_ALIAS and named.__origin__ is _CLASSVAR)
+                else ""
+            )
+        else:
+            kind = _special(annotation, scope)
+            if kind not in ("", "ClassVar"):
+                return None
         default = getattr(cls, name, MISSING)
         if isinstance(default, Field):
             spec = default
@@ -696,28 +812,29 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
     namespace["__dataclass_fields__"] = _Lazy("__dataclass_fields__")
     post_init = hasattr(cls, "__post_init__")
     by_slots = frozen and slots and not post_init and simple
-    # a frozen slotted class stores through its slots: its `__init__` is made once the
-    # slotted class is (placed here, where dataclasses places it)
-    init = None if by_slots else _init_text(cls, real, frozen, slots, post_init, scope)
+    # The methods made from templates, and records' own closures, are made when first looked
+    # up (`_Deferred`, in the place where dataclasses puts the method): a run uses a few of
+    # the methods of the classes it imports. A written `__init__` is made now, so that the
+    # code of a module's classes stays one group of the table of compiled code.
+    if by_slots:
+        init: Any = _DEFERRED["__init__"]
+    elif "__init__" in namespace:
+        init = None  # the class's own: dataclasses writes one, which is not set
+    else:
+        init = _init_text(cls, real, frozen, slots, post_init, scope)
     _set_new(namespace, qualname, "__init__", init)
-    _set_new(
-        namespace, qualname, "__repr__", _guarded(_function("__repr__", shown, scope, qualname))
-    )
+    _set_new(namespace, qualname, "__repr__", _DEFERRED["__repr__"])
     if eq:
-        _set_new(namespace, qualname, "__eq__", _function("__eq__", compared, scope, qualname))
+        _set_new(namespace, qualname, "__eq__", _DEFERRED["__eq__"])
     if order:
         for name, _ in _ORDER:
-            _set_new(namespace, qualname, name, _function(name, compared, scope, qualname))
+            _set_new(namespace, qualname, name, _DEFERRED[name])
     names = tuple(f.name for f in real)
     if frozen:
-        setter, deleter = _frozen(cls, names, qualname)
-        _set_new(namespace, qualname, "__setattr__", setter)
-        _set_new(namespace, qualname, "__delattr__", deleter)
+        _set_new(namespace, qualname, "__setattr__", _DEFERRED["__setattr__"])
+        _set_new(namespace, qualname, "__delattr__", _DEFERRED["__delattr__"])
     if eq and not explicit_hash:
-        if frozen:
-            namespace["__hash__"] = _function("__hash__", hashed, scope, qualname)
-        else:
-            namespace["__hash__"] = None
+        namespace["__hash__"] = _DEFERRED["__hash__"] if frozen else None
     if not cls.__doc__:
         namespace["__doc__"] = cls.__name__ + _signature(positional)
     _set_new(namespace, qualname, "__match_args__", tuple(f.name for f in positional))
@@ -730,14 +847,11 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         for name in [name for name in own if name not in namespace]:
             delattr(cls, name)
         made = cls
-    _INFO[made] = _Info(fields, options)
+    info = _INFO[made] = _Info(
+        fields, options, names, positional, cls, qualname, scope, (shown, compared, hashed)
+    )
     if by_slots:
-        made_init = _slots_init(made, list(names), tuple(defaults))
-        if made_init is None:  # a field that is no slot of its own
-            made_init = _init_text(cls, real, frozen, slots, post_init, scope)
-        else:
-            made_init.__annotations__ = {**{f.name: f.type for f in real}, "return": None}
-        type.__setattr__(made, "__init__", made_init)
+        info.init = (real, tuple(defaults), post_init)
     abc.update_abstractmethods(made)
     return cast(type[T], made)
 
@@ -851,11 +965,10 @@ def _slotted(
     if qualname is not None:
         made.__qualname__ = qualname
     if frozen:
-        getstate, setstate = _state(tuple(fields))
         if "__getstate__" not in namespace:
-            made.__getstate__ = getstate
+            made.__getstate__ = _DEFERRED["__getstate__"]
         if "__setstate__" not in namespace:
-            made.__setstate__ = setstate
+            made.__setstate__ = _DEFERRED["__setstate__"]
     return cast(type, made)
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Iterator, Mapping
 from typing import assert_never
 
+from pisa_mm.enums import Enum
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.records import field, pickled_by_fields, record, replace
 
@@ -37,14 +37,14 @@ __all__ = [
 ]
 
 
-class Ty(enum.Enum):
+class Ty(Enum):
     """Every cat expression denotes a set of events or a binary relation over events."""
 
     SET = "set"
     REL = "relation"
 
 
-class UnaryOp(enum.Enum):
+class UnaryOp(Enum):
     """Operators with one operand. The comment gives operand type -> result type."""
 
     IDENTITY = "[_]"  # [S]: SET -> REL, {(e, e) | e in S}
@@ -57,7 +57,7 @@ class UnaryOp(enum.Enum):
     RANGE = "range"  # range(E): REL -> SET
 
 
-class BinaryOp(enum.Enum):
+class BinaryOp(Enum):
     """Operators with two operands. The comment gives operand types -> result type."""
 
     UNION = "|"  # T, T -> T
@@ -117,7 +117,7 @@ class Binary:
 Expr = Name | Universe | Empty | Unary | Binary
 
 
-class CheckKind(enum.Enum):
+class CheckKind(Enum):
     """What a check requires of its expression. FLAG is herd's `flag ~empty E`: it does not
     make an execution inconsistent; it reports undefined behaviour when E is non-empty."""
 

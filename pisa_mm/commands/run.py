@@ -150,7 +150,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def add_picture_arguments(parser: argparse.ArgumentParser) -> None:
     """--graphs and --html (drawn by commands/pictures.py, imported only when asked)."""
-    from pisa_mm.report.graphs import DEFAULT_MAX_GRAPHS
+    from pisa_mm.report import DEFAULT_MAX_GRAPHS
 
     parser.add_argument(
         "--graphs",

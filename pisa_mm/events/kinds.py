@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
+from pisa_mm.enums import Enum, IntEnum
 
 
-class Kind(enum.Enum):
+class Kind(Enum):
     READ = "R"
     WRITE = "W"
     FENCE = "F"
@@ -13,7 +13,7 @@ class Kind(enum.Enum):
     COLLECTIVE = "COLL"  # a sub-group collective instance; carries no memory effect
 
 
-class Tag(enum.Enum):
+class Tag(Enum):
     """What produced a read, write or fence, beyond its kind."""
 
     PLAIN = "plain"
@@ -26,7 +26,7 @@ class Tag(enum.Enum):
     INVALID = "invalid"  # an EXIT at an access whose address is no location (BADADDR)
 
 
-class Order(enum.Enum):
+class Order(Enum):
     NA = "na"  # weak (non-atomic) accesses, async-copy accesses, init writes
     RLX = "rlx"
     ACQ = "acq"
@@ -35,7 +35,7 @@ class Order(enum.Enum):
     SC = "sc"
 
 
-class Scope(enum.IntEnum):
+class Scope(IntEnum):
     """Scope levels, ordered by inclusion (PISA 1.2.1.2)."""
 
     SG = 0
@@ -44,7 +44,7 @@ class Scope(enum.IntEnum):
     SYS = 3
 
 
-class Space(enum.Enum):
+class Space(Enum):
     GLOBAL = "global"
     SHARED = "shared"
     PRIVATE = "private"

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.records import record, replace
 
 
-class Dir(enum.Enum):
+class Dir(Enum):
     """The kind of a memory event of the cycle: a read or a write."""
 
     R = "R"
     W = "W"
 
 
-class EdgeKind(enum.Enum):
+class EdgeKind(Enum):
     PO = "Po"  # program order
     FENCE = "Fence"  # program order with a fence between
     DP = "Dp"  # program order with a syntactic dependency
@@ -25,13 +24,13 @@ class EdgeKind(enum.Enum):
     CO = "Co"
 
 
-class DepKind(enum.Enum):
+class DepKind(Enum):
     ADDR = "Addr"
     DATA = "Data"
     CTRL = "Ctrl"
 
 
-class RmwKind(enum.Enum):
+class RmwKind(Enum):
     """The `iatom` operation an access becomes (PISA 8.2)."""
 
     XCHG = "xchg"
@@ -39,14 +38,14 @@ class RmwKind(enum.Enum):
     CAS = "cas"
 
 
-class LocSpace(enum.Enum):
+class LocSpace(Enum):
     """The space a generated location is declared in."""
 
     GLOBAL = "global"
     SHARED = "shared"
 
 
-class FenceSpace(enum.Enum):
+class FenceSpace(Enum):
     """The address-space qualifier of a fence (PISA 9.2); GENERIC covers both spaces."""
 
     GLOBAL = "global"

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.gen.edges import FenceSpace, RmwKind
 from pisa_mm.records import record
 
 
-class OrderScheme(enum.Enum):
+class OrderScheme(Enum):
     """How the accesses that the cycle leaves unannotated get their memory order."""
 
     WEAK = "weak"  # every access non-atomic
@@ -20,13 +19,13 @@ class OrderScheme(enum.Enum):
     SC = "sc"  # every access seq_cst
 
 
-class SpaceChoice(enum.Enum):
+class SpaceChoice(Enum):
     GLOBAL = "global"
     SHARED = "shared"
     GENERIC = "generic"  # global locations, every access through a .generic pointer
 
 
-class Placement(enum.Enum):
+class Placement(Enum):
     SAME_SG = "same-sg"  # all threads work-items of one sub-group
     SAME_WG = "same-wg"  # one work-group, a sub-group each
     DIFF_WG = "diff-wg"  # one NDRange, a work-group each
@@ -34,7 +33,7 @@ class Placement(enum.Enum):
     HOST = "host"  # one thread on the host (each in turn), the others a work-group each
 
 
-class FenceKind(enum.Enum):
+class FenceKind(Enum):
     NONE = "none"  # keep Pod edges as they are
     SC = "sc"
     ACQ_REL = "acq_rel"

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.errors import Span
 
 
-class Reason(enum.Enum):
+class Reason(Enum):
     """One value per kind of inexpressible test (docs/import.md lists each with its cause)."""
 
     SC_RMW = "seq_cst-rmw"

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.errors import Span
 from pisa_mm.records import record
 
 
-class Dialect(enum.Enum):
+class Dialect(Enum):
     C11 = "c11"
     OPENCL = "opencl"
 

@@ -7,15 +7,14 @@ builder, the operational machine, reports) reads only this module's types.
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
 from pisa_mm.records import field, pickled_by_fields, record
 from pisa_mm.values.expr import FpFormat
 
 
-class AddrSpace(enum.Enum):
+class AddrSpace(Enum):
     """The address-space qualifier as written (GENERIC resolves at run time, PISA 3.3.1)."""
 
     GLOBAL = "global"
@@ -104,7 +103,7 @@ class Store:
     vec: int
 
 
-class IAtomOp(enum.Enum):
+class IAtomOp(Enum):
     """PISA 8.2's 15 integer atomic operations."""
 
     ADD = "add"
@@ -124,7 +123,7 @@ class IAtomOp(enum.Enum):
     DECWRAP = "decwrap"
 
 
-class FAtomOp(enum.Enum):
+class FAtomOp(Enum):
     """PISA 8.1's 5 floating-point atomic operations."""
 
     ADD = "add"
@@ -195,7 +194,7 @@ class WaitGroup:
     n: int
 
 
-class AluOp(enum.Enum):
+class AluOp(Enum):
     """Register data flow of the litmus format; each maps to one value-IR operator."""
 
     MOV = "mov"
@@ -225,7 +224,7 @@ class Alu:
     width: int
 
 
-class CmpOp(enum.Enum):
+class CmpOp(Enum):
     EQ = "eq"
     NE = "ne"
     LT = "lt"
@@ -278,7 +277,7 @@ class Return:
     cond: Pred | None
 
 
-class CollectiveKind(enum.Enum):
+class CollectiveKind(Enum):
     SHFL = "shfl"
     IRED = "ired"
     REDFIRSTIDX = "redfirstidx"
@@ -477,7 +476,7 @@ class Implies:
 Prop = Atom | BoolConst | Not | And | Or | Implies
 
 
-class Quantifier(enum.Enum):
+class Quantifier(Enum):
     EXISTS = "exists"
     NOT_EXISTS = "~exists"
     FORALL = "forall"

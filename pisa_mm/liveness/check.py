@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from pisa_mm.enums import IntEnum
 from pisa_mm.events.model import EventStructure, Kind, Path
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.liveness.blocking import Stopped, block
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 __all__ = ["Analysis", "Hang", "Stopped", "analyse", "check_liveness"]
 
 
-class _Found(enum.IntEnum):
+class _Found(IntEnum):
     NOTHING = 0  # this execution shows no hang (some write releases the waiter)
     UNDECIDED = 1  # a work-item that must keep running is cut by the bound elsewhere
     HANG = 2

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.events.model import Placement
 from pisa_mm.records import record
 
 __all__ = ["PROGRESS_MODELS", "Progress", "Starvable", "starvable"]
 
 
-class Progress(enum.Enum):
+class Progress(Enum):
     """`--progress`: PISA 1.1.1 (the default), occupancy-bound, fair, unfair."""
 
     PISA = "pisa"

@@ -8,13 +8,13 @@ po | rf | aso). `machine_model` is the cat model the machine equals (`machine.ca
 
 from __future__ import annotations
 
-import enum
 import functools
 from collections.abc import Callable
 from pathlib import Path
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.cat.syntax import Model
+from pisa_mm.enums import Enum
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.outcomes.model import State, TestResult
 from pisa_mm.records import record
@@ -33,7 +33,7 @@ def machine_model() -> Model:
     return load_model(str(MACHINE_MODEL))
 
 
-class Relation(enum.Enum):
+class Relation(Enum):
     EQUAL = "equal"
     SUBSET = "operational ⊂ axiomatic"
     UNSOUND = "operational ⊄ axiomatic"

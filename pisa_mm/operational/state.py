@@ -7,10 +7,10 @@ tuples do both in C (several times faster on the larger explorations).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
+from pisa_mm.enums import Enum
 from pisa_mm.events.kinds import Scope, Space
 from pisa_mm.events.model import Location
 from pisa_mm.operational.atoms import (
@@ -102,7 +102,7 @@ class Access(NamedTuple):
     text: str
 
 
-class Status(enum.Enum):
+class Status(Enum):
     RUN = "run"
     BARRIER = "barrier"  # arrived at a barrier, waiting for its work-group
     COLLECTIVE = "collective"  # arrived at a collective, waiting for its sub-group

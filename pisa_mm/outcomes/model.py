@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from typing import ClassVar
 
+from pisa_mm.enums import Enum
 from pisa_mm.litmus.program import Observable
 from pisa_mm.records import field, pickled_by_fields, record
 
 
-class Verdict(enum.Enum):
+class Verdict(Enum):
     """herd's validation line: Ok (condition validated), No, or Unknown (solver gave up)."""
 
     OK = "Ok"
@@ -32,7 +32,7 @@ class State:
         return " ".join(f"{k}={v};" for k, v in self.values)
 
 
-class LivenessStatus(enum.Enum):
+class LivenessStatus(Enum):
     """The answer for a test's spin loops under one progress model (docs/progress.md)."""
 
     TERMINATES = "terminates"

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from pisa_mm.litmus.program import Not, Prop, Quantifier
 from pisa_mm.records import record
+from pisa_mm.report import DEFAULT_MAX_GRAPHS
 
 if TYPE_CHECKING:
     from pisa_mm.cat.syntax import Model
@@ -23,9 +24,6 @@ __all__ = [
     "execution_graphs",
     "query_graph",
 ]
-
-# `run --graphs` draws at most this many pictures per test unless --max-graphs says otherwise.
-DEFAULT_MAX_GRAPHS = 16
 
 
 @record

@@ -7,7 +7,6 @@ test's budget. Models are named by spec and loaded once per process (`cached_mod
 
 from __future__ import annotations
 
-import enum
 import functools
 import sys
 import time
@@ -15,6 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pisa_mm.engines import DEFAULT_UNROLL, EngineOptions, get_engine
+from pisa_mm.enums import Enum
 from pisa_mm.errors import PisaMMError
 from pisa_mm.records import field, pickled_by_fields, record, replace
 from pisa_mm.runner.budget import Budget
@@ -51,7 +51,7 @@ NO_PROGRESS = "none"  # `--progress none`: no Liveness check
 T_co = TypeVar("T_co", covariant=True)
 
 
-class Status(enum.Enum):
+class Status(Enum):
     """How a test's work ended. TIMEOUT and MEMORY are the `Unknown` of a spent budget."""
 
     DONE = "done"

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable
+
+from pisa_mm.enums import IntEnum
 
 __all__ = ["Exit", "worst"]
 
 
-class Exit(enum.IntEnum):
+class Exit(IntEnum):
     """docs/cli.md "Exit codes". The signal codes are 128 + the signal's number."""
 
     OK = 0

@@ -8,10 +8,10 @@ a new class with `add` and `finish`, added to the list in `commands/run.py`'s
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+from pisa_mm.enums import Enum
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.records import field, record
 from pisa_mm.runner.console import Console
@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 
-class Kind(enum.Enum):
+class Kind(Enum):
     """Where a test lands in the summary."""
 
     OK = "ok"  # compared with an expectation (file or metadata) and matched

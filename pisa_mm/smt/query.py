@@ -3,7 +3,6 @@ axioms whose removal allows it and, per candidate execution, the violated axioms
 
 from __future__ import annotations
 
-import enum
 import itertools
 from collections.abc import Sequence
 from typing import Any
@@ -12,6 +11,7 @@ import z3
 
 from pisa_mm.cat.eval import EvalResult, evaluate
 from pisa_mm.cat.syntax import Model
+from pisa_mm.enums import Enum
 from pisa_mm.events.kinds import Kind
 from pisa_mm.events.model import EventStructure, Location
 from pisa_mm.events.relations import dynamic_space_sets, static_relations, static_sets
@@ -34,7 +34,7 @@ __all__ = ["Allowed", "Forbidden", "InvalidAccess", "QueryResult", "Violation", 
 MAX_SHAPES = 12
 
 
-class Allowed(enum.Enum):
+class Allowed(Enum):
     YES = "allowed"
     NO = "forbidden"
     UNKNOWN = "unknown"

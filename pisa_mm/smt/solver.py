@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import enum
 import time
 from collections.abc import Sequence
 from typing import Any
 
 import z3
 
+from pisa_mm.enums import Enum
 from pisa_mm.records import record
 
 # Fixed so that runs are reproducible; z3's default seed is fixed too, but state it.
@@ -38,7 +38,7 @@ def is_out_of_memory(exc: BaseException) -> bool:
     return isinstance(exc, z3.Z3Exception) and "out of memory" in str(exc)
 
 
-class Answer(enum.Enum):
+class Answer(Enum):
     SAT = "sat"
     UNSAT = "unsat"
     UNKNOWN = "unknown"

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import enum
-
+from pisa_mm.enums import Enum
 from pisa_mm.records import record
 
 # A boolean expression has width BOOL; every other expression is a bit-vector of its width
@@ -12,7 +11,7 @@ from pisa_mm.records import record
 BOOL = 0
 
 
-class FpFormat(enum.Enum):
+class FpFormat(Enum):
     """IEEE binary formats of `fatom` (PISA 2.x / 8.1): name, exponent bits, significand bits."""
 
     HF = ("hf", 5, 11)
@@ -33,7 +32,7 @@ class FpFormat(enum.Enum):
         return self.value[2]
 
 
-class Op(enum.Enum):
+class Op(Enum):
     """Operators; result width is stored on the Apply node, operand widths on the operands."""
 
     # bit-vector arithmetic, modulo 2**width

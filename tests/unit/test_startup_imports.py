@@ -23,6 +23,8 @@ RARE = {
     "tempfile": "only a write",
     "hashlib": "cache keys use _blake2",
     "z3": "only the smt engine",
+    "pisa_mm.report.graphs": "only --graphs and --html draw (the default is report's)",
+    "importlib.util": "the package's finder uses the import system's own classes",
 }
 
 SCRIPT = f"""

@@ -113,6 +113,8 @@ def _method(name: str, value: Any) -> Any:
 def _shape(cls: type) -> dict[str, Any]:
     """Everything dataclasses decides about a class, with its methods' code; for `__init__`,
     its signature (a frozen slotted record's stores through its slots: test below)."""
+    for name in list(vars(cls)):  # the methods records makes when first looked up
+        getattr(cls, name)
     methods = {
         name: _method(name, value)
         for name, value in sorted(vars(cls).items())
@@ -244,6 +246,7 @@ def test_a_frozen_record_is_built_as_dataclasses_builds_it(entry: Path, body: st
     __post_init__) keeps dataclasses' own."""
     theirs = _make(BODIES[body], dataclasses.dataclass(frozen=True, slots=True))
     ours = _make(BODIES[body], record)
+    ours.__init__  # noqa: B018 (made when first looked up)
     init, their_init = vars(ours)["__init__"], vars(theirs)["__init__"]
     assert str(inspect.signature(init)) == str(inspect.signature(their_init))
     assert init.__qualname__ == their_init.__qualname__
@@ -315,3 +318,33 @@ def test_fields_are_made_when_first_read() -> None:
     assert (a.name, a.type, b.default, b.compare) == ("a", "int", "x", False)
     assert isinstance(vars(Fresh)["__dataclass_fields__"], dict)
     assert vars(Fresh)["__dataclass_params__"].frozen
+
+
+def test_methods_are_made_when_first_looked_up() -> None:
+    """The templated methods and records' closures are `_Deferred` until first used, then
+    the method itself, on the class that defined them (a subclass's use included)."""
+
+    @record
+    class Lazy:
+        """A record."""
+
+        a: int
+        b: str = "x"
+
+    class Sub(Lazy):
+        pass
+
+    deferred = ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__getstate__")
+    assert all(isinstance(vars(Lazy)[name], records._Deferred) for name in deferred)
+    s = Sub(1)  # the base's __init__, made through the subclass
+    assert isinstance(vars(Lazy)["__init__"], FunctionType) and "__init__" not in vars(Sub)
+    assert Lazy.__init__.__qualname__ == f"{Lazy.__qualname__}.__init__"
+    assert isinstance(vars(Lazy)["__eq__"], records._Deferred)
+    assert s == Sub(1) and s != Lazy(1) and hash(s) == hash(Lazy(1))
+    assert repr(Lazy(2, "y")) == f"{Lazy.__qualname__}(a=2, b='y')"
+    assert isinstance(vars(Lazy)["__eq__"], FunctionType)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Lazy(1).a = 2
+    made, copy = Lazy(3), object.__new__(Lazy)
+    copy.__setstate__(made.__getstate__())  # what pickling calls
+    assert copy == made

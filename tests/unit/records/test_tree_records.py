@@ -95,6 +95,8 @@ def shape(cls):
     # the place of the __dict__ and __weakref__ descriptors (a class without slots) is that of
     # the copy the test made
     dataclasses.fields(cls)  # made on first use by records' builder
+    for name in list(vars(cls)):  # and the methods it made when first looked up
+        getattr(cls, name)
     return {"dict": [(k, value(v, k)) for k, v in vars(cls).items()
                      if k not in ("__dict__", "__weakref__")],
             "descriptors": sorted(set(vars(cls)) & {"__dict__", "__weakref__"}),
