@@ -155,6 +155,19 @@ def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
     return (1 << n) - 1, colmask, diag, (1 << (n * n)) - 1, spread8
 
 
+_Memos = tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]
+_SHARED: dict[int, _Memos] = {}
+
+
+def _shared_memos(n: int) -> _Memos:
+    """The closures, compositions and transposes memoised for the small universes of n
+    events, in this process (each memo bounded by _MEMO_LIMIT, as a universe's own)."""
+    hit = _SHARED.get(n)
+    if hit is None:
+        hit = _SHARED[n] = ({}, {}, {})
+    return hit
+
+
 class _Geo:
     """The dense indexing of one universe and the bit masks that go with it."""
 
@@ -194,10 +207,16 @@ class _Geo:
         self.big = n > _BIG
         self.clock = 0  # for the memos of a big universe (`memo`)
         self.memo_limit = _BIG_MEMO_LIMIT if self.big else _MEMO_LIMIT
-        memo = small or self.big
-        self.closures: dict[int, int] | None = {} if memo else None
-        self.composed: dict[tuple[int, int], int] | None = {} if memo else None
-        self.transposed: dict[int, int] = {}
+        self.closures: dict[int, int] | None = None
+        self.composed: dict[tuple[int, int], int] | None = None
+        if small:
+            # Shared by every universe of n events: a value's closure, composition or
+            # transpose depends on n alone, and the tests of one suite share many of them.
+            self.closures, self.composed, self.transposed = _shared_memos(n)
+        else:
+            self.transposed = {}
+            if self.big:
+                self.closures, self.composed = {}, {}
         self.shapes: dict[Rows, int] = {}
         self.splits: dict[int, list[int]] = {}
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
