@@ -155,6 +155,8 @@ def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
     return (1 << n) - 1, colmask, diag, (1 << (n * n)) - 1, spread8
 
 
+# The pair collections whose emptiness is tested cheaply (no ABC isinstance).
+_SIZED = frozenset({frozenset, set, tuple, list})
 _Memos = tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]
 _SHARED: dict[int, _Memos] = {}
 
@@ -244,8 +246,8 @@ class _Geo:
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         if type(pairs) in SHAPES:
             return self.shape_bits(pairs)  # type: ignore[arg-type]
-        if isinstance(pairs, Collection) and not pairs:
-            return 0  # no rf yet (a partial candidate): no n*n-bit buffer
+        if type(pairs) in _SIZED and not pairs:
+            return 0  # no rf yet (a partial candidate), no rmw: no n*n-bit buffer
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.
