@@ -74,6 +74,9 @@ _BIG = 96
 # Entries of each memo (`_Geo.closures`, `_Geo.composed`, `_Geo.shapes`): many on a small
 # universe, a few on a big one (each value is n*n bits; hashing one is a pass over it).
 _MEMO_LIMIT = 4096
+# Entries of the memos shared by the small universes of every size (`_shared_memos`):
+# at most about 10 MB of values of 32 events.
+_SHARED_LIMIT = 4 * _MEMO_LIMIT
 _BIG_MEMO_LIMIT = 8
 # Relations of at most this many pairs are taken pair by pair on big universes.
 _FEW = 16
@@ -163,7 +166,13 @@ _SHARED: dict[int, _Memos] = {}
 
 def _shared_memos(n: int) -> _Memos:
     """The closures, compositions and transposes memoised for the small universes of n
-    events, in this process (each memo bounded by _MEMO_LIMIT, as a universe's own)."""
+    events, in this process (each memo bounded by _MEMO_LIMIT, as a universe's own; all
+    of them cleared when they hold more than _SHARED_LIMIT entries together)."""
+    shared = list(_SHARED.values())  # one copy: another thread may add a size
+    if sum(len(m) for memos in shared for m in memos) > _SHARED_LIMIT:
+        for memos in shared:
+            for m in memos:
+                m.clear()
     hit = _SHARED.get(n)
     if hit is None:
         hit = _SHARED[n] = ({}, {}, {})
