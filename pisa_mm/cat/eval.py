@@ -74,6 +74,9 @@ _BIG = 96
 # Entries of each memo (`_Geo.closures`, `_Geo.composed`, `_Geo.shapes`): many on a small
 # universe, a few on a big one (each value is n*n bits; hashing one is a pass over it).
 _MEMO_LIMIT = 4096
+# Entries of the memos shared by the small universes of every size (`_shared_memos`):
+# at most about 10 MB of values of 32 events.
+_SHARED_LIMIT = 4 * _MEMO_LIMIT
 _BIG_MEMO_LIMIT = 8
 # Relations of at most this many pairs are taken pair by pair on big universes.
 _FEW = 16
@@ -155,6 +158,27 @@ def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
     return (1 << n) - 1, colmask, diag, (1 << (n * n)) - 1, spread8
 
 
+# The pair collections whose emptiness is tested cheaply (no ABC isinstance).
+_SIZED = frozenset({frozenset, set, tuple, list})
+_Memos = tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]
+_SHARED: dict[int, _Memos] = {}
+
+
+def _shared_memos(n: int) -> _Memos:
+    """The closures, compositions and transposes memoised for the small universes of n
+    events, in this process (each memo bounded by _MEMO_LIMIT, as a universe's own; all
+    of them cleared when they hold more than _SHARED_LIMIT entries together)."""
+    shared = list(_SHARED.values())  # one copy: another thread may add a size
+    if sum(len(m) for memos in shared for m in memos) > _SHARED_LIMIT:
+        for memos in shared:
+            for m in memos:
+                m.clear()
+    hit = _SHARED.get(n)
+    if hit is None:
+        hit = _SHARED[n] = ({}, {}, {})
+    return hit
+
+
 class _Geo:
     """The dense indexing of one universe and the bit masks that go with it."""
 
@@ -194,10 +218,16 @@ class _Geo:
         self.big = n > _BIG
         self.clock = 0  # for the memos of a big universe (`memo`)
         self.memo_limit = _BIG_MEMO_LIMIT if self.big else _MEMO_LIMIT
-        memo = small or self.big
-        self.closures: dict[int, int] | None = {} if memo else None
-        self.composed: dict[tuple[int, int], int] | None = {} if memo else None
-        self.transposed: dict[int, int] = {}
+        self.closures: dict[int, int] | None = None
+        self.composed: dict[tuple[int, int], int] | None = None
+        if small:
+            # Shared by every universe of n events: a value's closure, composition or
+            # transpose depends on n alone, and the tests of one suite share many of them.
+            self.closures, self.composed, self.transposed = _shared_memos(n)
+        else:
+            self.transposed = {}
+            if self.big:
+                self.closures, self.composed = {}, {}
         self.shapes: dict[Rows, int] = {}
         self.splits: dict[int, list[int]] = {}
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
@@ -225,8 +255,8 @@ class _Geo:
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         if type(pairs) in SHAPES:
             return self.shape_bits(pairs)  # type: ignore[arg-type]
-        if isinstance(pairs, Collection) and not pairs:
-            return 0  # no rf yet (a partial candidate): no n*n-bit buffer
+        if type(pairs) in _SIZED and not pairs:
+            return 0  # no rf yet (a partial candidate), no rmw: no n*n-bit buffer
         index, n = self.index, self.n
         if n <= _SMALL:
             # A few machine words: or-ing into the int is cheaper than the buffer.

@@ -6,7 +6,8 @@ A pair (or member) holds in an execution iff its events happen in it (see docs/e
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from typing import cast
 
 from pisa_mm.cat.compact import Apart, Blocks, Classes, Forest, Rows
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
@@ -356,6 +357,23 @@ class StaticRelations(Mapping[str, Pairs]):
             self._shapes[name] = hit
         return hit
 
+    def given(self, name: str) -> Collection[Pair] | None:
+        """The pairs of `rmw`, `addr`, `data`, `ctrl`, `aso`, `bsync`, `binst` and `bfewer`
+        over every event of the structure, as held (most are empty in a small test), or None
+        for the others; a consumer that ignores the events that do not happen need not
+        filter them (`pairs`)."""
+        hit = self._cache.get(name)
+        if hit is not None:
+            return cast(Collection[Pair], hit)
+        given = _GIVEN.get(name)
+        if given is not None:
+            return cast(Collection[Pair], given(self.es))
+        if name in _BARRIERS:
+            if self._barriers is None:
+                self._barriers = barrier_relations(self.es)
+            return self._barriers[_BARRIERS.index(name)]
+        return None
+
     def __getitem__(self, name: str) -> Pairs:
         if name not in RELATION_NAMES:
             raise KeyError(name)
@@ -434,6 +452,7 @@ class StaticRelations(Mapping[str, Pairs]):
                 yield from _class_pairs(self.classes(name), events)
 
 
+_BARRIERS = ("bsync", "binst", "bfewer")
 _CLASS_RELATIONS = frozenset({"int", "sinstr", "same-sg", "same-wg", "same-gpu"})
 
 # the relations the structure holds as pair sets already

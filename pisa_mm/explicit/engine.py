@@ -75,7 +75,11 @@ class _Base:
     def rel(self, name: str) -> Iterable[tuple[int, int]]:
         hit = self.rels.get(name)
         if hit is None:
-            hit = self.static.shape(name)  # the evaluator ignores the events not in `events`
+            # The evaluator ignores the events not in `events`: shapes and the pair sets the
+            # structure holds are given whole.
+            hit = self.static.shape(name)
+            if hit is None:
+                hit = self.static.given(name)
         return hit if hit is not None else self.static.pairs(name, self.happen)
 
 
