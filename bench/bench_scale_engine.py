@@ -17,9 +17,19 @@ the same run, and the last column is the baseline's CPU time over this tree's.
 
 Measured (CPU seconds of each child, 2 cores shared by 5 sessions, against 6d0e5cf with
 --baseline): stores (explicit) 250 / 500 / 1,000: 1.7 / 3.3 / 17.8 s (was 2.9 / 10.1 / 48.8);
-threads (auto) 1,000 / 2,000 / 4,000: 1.4 / 2.8 / 7.8 s (was 2.1 / 7.8 / 42); loads (auto)
-4,000: 4.2 s (was 4.4). 2,000 and 4,000 stores still end as `Unknown (timeout)`
-(docs/robustness.md, "Size").
+loads (auto) 4,000: 4.2 s (was 4.4). 2,000 and 4,000 stores still end as `Unknown (timeout)`
+(docs/robustness.md, "Size"). threads (auto) against b255daf, under a load of 11:
+2,000 / 4,000 / 8,000: 2.6 s 162 MB / 5.5 s 528 MB / 17.5 s 1,786 MB (was 2.6 s 283 MB /
+6.9 s 1,055 MB / `Unknown (memory)` at 2 GB). The issue's variants (`--timeout 120`, wall):
+stores-only 1,000: 2.2 s 65 MB; stores-distinct 1,000: 18.5 s 76 MB; loop 255: 1.6 s;
+arith 10,000: 1.5 s; two-writers 20: 0.7 s (smt); load-store 2,000: `Unknown (timeout)`,
+751 MB.
+
+Further shapes for issue 14's variants: `stores-only` (no reader: one candidate),
+`stores-distinct` (distinct values: n+1 states), `two-writers` (two work-items of n/2 stores:
+C(n, n/2) coherence orders), `load-store` (n work-items each loading and storing @x: a
+budgeted answer), `loop` (a counted loop of n stores, unrolled n+1 times: n at most 255)
+and `arith` (n register instructions).
 """
 
 from __future__ import annotations
