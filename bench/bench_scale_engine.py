@@ -17,9 +17,19 @@ the same run, and the last column is the baseline's CPU time over this tree's.
 
 Measured (CPU seconds of each child, 2 cores shared by 5 sessions, against 6d0e5cf with
 --baseline): stores (explicit) 250 / 500 / 1,000: 1.7 / 3.3 / 17.8 s (was 2.9 / 10.1 / 48.8);
-threads (auto) 1,000 / 2,000 / 4,000: 1.4 / 2.8 / 7.8 s (was 2.1 / 7.8 / 42); loads (auto)
-4,000: 4.2 s (was 4.4). 2,000 and 4,000 stores still end as `Unknown (timeout)`
-(docs/robustness.md, "Size").
+loads (auto) 4,000: 4.2 s (was 4.4). 2,000 and 4,000 stores still end as `Unknown (timeout)`
+(docs/robustness.md, "Size"). threads (auto) against b255daf, under a load of 11:
+2,000 / 4,000 / 8,000: 2.6 s 162 MB / 5.5 s 528 MB / 17.5 s 1,786 MB (was 2.6 s 283 MB /
+6.9 s 1,055 MB / `Unknown (memory)` at 2 GB). The issue's variants (`--timeout 120`, wall):
+stores-only 1,000: 2.2 s 65 MB; stores-distinct 1,000: 18.5 s 76 MB; loop 255: 1.6 s;
+arith 10,000: 1.5 s; two-writers 20: 0.7 s (smt); load-store 2,000: `Unknown (timeout)`,
+751 MB.
+
+Further shapes for issue 14's variants: `stores-only` (no reader: one candidate),
+`stores-distinct` (distinct values: n+1 states), `two-writers` (two work-items of n/2 stores:
+C(n, n/2) coherence orders), `load-store` (n work-items each loading and storing @x: a
+budgeted answer), `loop` (a counted loop of n stores, unrolled n+1 times: n at most 255)
+and `arith` (n register instructions).
 """
 
 from __future__ import annotations
@@ -35,7 +45,80 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_frontend import many_loads, many_stores, many_threads
 
-SHAPES = {"stores": many_stores, "loads": many_loads, "threads": many_threads}
+
+def _stores(name: str, n: int, value: str, reader: bool) -> str:
+    lines = [f"PISA {name}", "{", "  .global .32b @x = 0;", "}", "P0 @ wg 0 {"]
+    lines += [f"  st.global.32b [@x], {value.format(i=i)};" for i in range(n)]
+    lines.append("}")
+    if reader:
+        lines += ["P1 @ wg 1 {", "  ld.global.32b %r0, [@x];", "}", "exists (P1:%r0 == 0)"]
+    else:
+        lines.append("exists (@x == 0)")
+    return "\n".join(lines) + "\n"
+
+
+def stores_only(n: int) -> str:
+    """One thread storing `n` times to @x and no reader (one candidate)."""
+    return _stores("StoresOnly", n, "{i}", reader=False)
+
+
+def stores_distinct(n: int) -> str:
+    """`stores` with distinct values (n + 1 states)."""
+    return _stores("StoresDistinct", n, "{i}", reader=True)
+
+
+def two_writers(n: int) -> str:
+    """Two threads storing n/2 times each to @x: C(n, n/2) coherence orders."""
+    lines = ["PISA TwoWriters", "{", "  .global .32b @x = 0;", "}"]
+    for t in range(2):
+        lines.append(f"P{t} @ wg {t} {{")
+        lines += [f"  st.global.32b [@x], {2 * i + t + 1};" for i in range(n // 2)]
+        lines.append("}")
+    lines.append("exists (@x == 1)")
+    return "\n".join(lines) + "\n"
+
+
+def load_store(n: int) -> str:
+    """`n` threads each loading @x and storing to it: (n+1)^n rf choices times n! co orders."""
+    lines = ["PISA LoadStore", "{", "  .global .32b @x = 0;", "}"]
+    for i in range(n):
+        lines += [f"P{i} @ wg {i} {{", "  ld.global.32b %r0, [@x];"]
+        lines += [f"  st.global.32b [@x], {i + 1};", "}"]
+    lines.append("exists (P0:%r0 == 1)")
+    return "\n".join(lines) + "\n"
+
+
+def counted_loop(n: int) -> str:
+    """A loop storing its counter `n` times, unrolled `n + 1` times, and a reader."""
+    lines = ["PISA CountedLoop", f"unroll = {n + 1}", "{", "  .global .32b @x = 0;", "}"]
+    lines += ["P0 @ wg 0 {", "  .pred %done;", "  mov.32b %i, 0;", "top:"]
+    lines += [f"  ucmp.ge.32b %done, %i, {n};", "  goto.cond %done, end;"]
+    lines += ["  st.global.32b [@x], %i;", "  iadd.32b %i, %i, 1;", "  goto top;", "end:", "}"]
+    lines += ["P1 @ wg 1 {", "  ld.global.32b %r0, [@x];", "}", "exists (P1:%r0 == 0)"]
+    return "\n".join(lines) + "\n"
+
+
+def arithmetic(n: int) -> str:
+    """`n` register instructions (adds and multiplies of two registers) and one store."""
+    lines = ["PISA Arithmetic", "{", "  .global .32b @x = 0;", "}", "P0 @ wg 0 {"]
+    lines += ["  mov.32b %a, 1;", "  mov.32b %b, 2;"]
+    ops = ["iadd.32b %a, %a, %b;", "umul.32b %b, %b, 3;", "iadd.32b %b, %b, %a;"]
+    lines += [f"  {ops[i % 3]}" for i in range(n)]
+    lines += ["  st.global.32b [@x], %a;", "}", "exists (@x == 0)"]
+    return "\n".join(lines) + "\n"
+
+
+SHAPES = {
+    "stores": many_stores,
+    "loads": many_loads,
+    "threads": many_threads,
+    "stores-only": stores_only,
+    "stores-distinct": stores_distinct,
+    "two-writers": two_writers,
+    "load-store": load_store,
+    "loop": counted_loop,
+    "arith": arithmetic,
+}
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -82,6 +82,10 @@ _BIG_MEMO_LIMIT = 8
 _FEW = 16
 # Relations whose rows `_Geo.split` keeps (the last ones split or joined).
 _ROWS_KEPT = 16
+# On the biggest universes, the memos and the kept rows of `_Geo` hold fewer entries, so that
+# each holds about this many bytes at most (each entry is n*n bits: 72 MB at the 24,000
+# events of 8,000 work-items), and never fewer than 2.
+_KEPT_BYTES = 1 << 28
 # Definitions this many levels deep (through other definitions) or more compute their
 # dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
 _DEEP = 32
@@ -195,6 +199,7 @@ class _Geo:
         "memo_limit",
         "n",
         "rowmask",
+        "rows_kept",
         "rows_of",
         "shapes",
         "splits",
@@ -209,7 +214,16 @@ class _Geo:
         self.index = {e: i for i, e in enumerate(events)}
         if len(self.index) != n:
             raise ValueError("BaseRelations.events has duplicates")
-        self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
+        if n > _BIG:
+            # Each mask is n*n bits (72 MB at 24,000 events): the column mask and the full
+            # relation are made when first used (`__getattr__`), and none is kept past this
+            # universe (`_masks` keeps those of small ones for the next candidates).
+            self.rowmask = (1 << n) - 1
+            self.diag = big.from_positions(range(0, n * n, n + 1), n * n)
+            # `spread` builds the column vectors of big universes itself
+            self.spread8: tuple[int, ...] = ()
+        else:
+            self.rowmask, self.colmask, self.diag, self.full_rel, self.spread8 = _masks(n)
         # On small universes, closures and compositions are memoised by value: the
         # candidates of one session share many (hb of two spaces alike, the same sw under
         # different co). On big ones too, and transpositions and shapes (the same co in
@@ -217,7 +231,9 @@ class _Geo:
         small = n <= _SMALL
         self.big = n > _BIG
         self.clock = 0  # for the memos of a big universe (`memo`)
-        self.memo_limit = _BIG_MEMO_LIMIT if self.big else _MEMO_LIMIT
+        kept = max(2, _KEPT_BYTES // max(1, n * n // 8))
+        self.memo_limit = min(_BIG_MEMO_LIMIT, kept) if self.big else _MEMO_LIMIT
+        self.rows_kept = min(_ROWS_KEPT, kept)
         self.closures: dict[int, int] | None = None
         self.composed: dict[tuple[int, int], int] | None = None
         if small:
@@ -233,6 +249,18 @@ class _Geo:
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
         # one value is often the operand of several operations (hb in three checks).
         self.rows_of: dict[int, tuple[int, list[int]]] = {}
+
+    def __getattr__(self, name: str) -> int:
+        # Called only for a slot not set yet: the big masks `__init__` leaves to first use.
+        n = self.n
+        if name == "colmask":
+            value = big.from_positions(range(0, n * n, n), n * n)
+        elif name == "full_rel":
+            value = (1 << (n * n)) - 1
+        else:
+            raise AttributeError(name)
+        setattr(self, name, value)
+        return value
 
     # Bits are set in a bytearray and converted once: `bits |= 1 << k` on an int copies
     # it, which makes a relation of m pairs over n events cost m * n * n / 64.
@@ -391,7 +419,7 @@ class _Geo:
     def _keep_rows(self, r: int, rows: list[int]) -> None:
         # Keeps r alive with its rows, so that its id is not reused while it is here.
         cache = self.rows_of
-        if len(cache) >= _ROWS_KEPT:
+        if len(cache) >= self.rows_kept:
             del cache[next(iter(cache))]
         cache[id(r)] = (r, rows)
 

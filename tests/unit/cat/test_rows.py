@@ -64,6 +64,19 @@ def test_rows_match_the_definitions(seed: int) -> None:
     assert rows.transpose(_bits(a, n), n) == _bits({(y, x) for x, y in a}, n)
 
 
+@pytest.mark.parametrize("seed", range(20))
+def test_block_transposition_equals_the_definition(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Blocks of 8 events: universes of 9 to 40 events are transposed block by block, with
+    # a last block of every width, the way 8,000 work-items are with blocks of 2,048.
+    monkeypatch.setattr(rows, "_BLOCK", 8)
+    rng = random.Random(seed)
+    n = rng.randint(9, 40)
+    a = _random_relation(rng, n)
+    assert rows.transpose(_bits(a, n), n) == _bits({(y, x) for x, y in a}, n)
+
+
 def test_compose_gives_up_past_its_budget() -> None:
     n = 20
     dense = rows.split((1 << (n * n)) - 1, n)
@@ -90,7 +103,8 @@ def test_big_universe_operations_equal_the_dense_ones(
     a = _bits(_random_relation(rng, n), n)
     b = _bits(_random_relation(rng, n), n)
     s = rng.getrandbits(n)
-    for name in ("closure", "star", "transpose", "domain", "range", "is_acyclic", "pairs"):
+    names = ("closure", "star", "transpose", "domain", "range", "is_acyclic", "pairs")
+    for name in (*names, "complement_rel"):
         assert getattr(big, name)(a) == getattr(small, name)(a), name
     assert big.compose(a, b) == small.compose(a, b)
     assert big.cartesian(s, b & small.rowmask) == small.cartesian(s, b & small.rowmask)
