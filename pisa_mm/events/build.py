@@ -424,14 +424,14 @@ class _Builder:
         widths = _reg_widths(thread)
         regs: dict[str, Expr] = {}
         for name, w in widths.items():
-            regs[name] = Const(0, BOOL) if w == 1 else Const(0, w)
+            regs[name] = _zero(BOOL if w == 1 else w)
         for name, count in thread.vectors:
             w = widths.pop(name, 32)
             regs.pop(name, None)
             for i in range(count):
                 key = sem.elem_key(Reg(name), i)
                 widths[key] = w
-                regs[key] = Const(0, w)
+                regs[key] = _zero(w)
         for init in self.test.reg_inits:
             if init.thread != thread.index:
                 continue
@@ -797,6 +797,18 @@ def _element(base: Expr, offset: int) -> Expr:
             return base  # the element at offset 0 (every scalar access): no new Const
         return Const(value, sem.ADDR_WIDTH)
     return sem.mk(Op.ADD, (base, Const(offset, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+
+
+# The zero of each width, shared by every register that starts at zero (values are
+# immutable, and compared by value, not identity).
+_ZEROS: dict[int, Const] = {}
+
+
+def _zero(width: int) -> Const:
+    zero = _ZEROS.get(width)
+    if zero is None:
+        zero = _ZEROS[width] = Const(0, width)
+    return zero
 
 
 def _spaces(locs: frozenset[Location]) -> frozenset[Space]:

@@ -8,6 +8,8 @@ any length costs no Python recursion.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from pisa_mm.errors import PisaMMError, Span
@@ -78,6 +80,23 @@ _IN_PARENS = C("AND", "OR", "IMPLIES", "RPAR")
 _AFTER_CONDITION = C("AND", "OR", "IMPLIES", "END")
 _AFTER_FILTER = C("AND", "OR", "IMPLIES", "LOCATIONS", "QUANT")
 _AFTER_LAST_FILTER = C("AND", "OR", "IMPLIES", "QUANT")
+# One operand and the `,` or `;` after it, read with one regex when the instruction is on one
+# line without comments (almost every instruction): the tokens are those the contexts of
+# `instruction` read one by one, in the same order (a FLOAT, `(*`, a line break or anything
+# else unusual fails the match, and the instruction is read token by token instead).
+_NAME = r"[A-Za-z_$.][A-Za-z0-9_$.]*"
+_INT_TEXT = r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)"
+_FAST_OPERAND = re.compile(
+    rf"[ \t]*(?:%(?P<reg>{_NAME})|@(?P<var>{_NAME})|(?P<int>{_INT_TEXT})"
+    r"|(?P<ident>[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)*)"
+    rf"|!(?P<bang>[ \t]*%(?P<breg>{_NAME}))"
+    rf"|(?P<address>(?P<open>\[)[ \t]*"
+    rf"(?:%(?P<areg>{_NAME})|@(?P<avar>{_NAME})|(?P<aint>{_INT_TEXT}))"
+    rf"(?:[ \t]*(?:\+[ \t]*(?:%(?P<oreg>{_NAME})|(?P<oint>{_INT_TEXT}))"
+    rf"|-[ \t]*(?P<nint>{_INT_TEXT})))?[ \t]*\]))"
+    r"(?P<end>)[ \t]*(?P<sep>[,;])"
+)
+_NO_OPERANDS = re.compile(r"[ \t]*;")
 _BINARY = {"AND": "and", "OR": "or", "IMPLIES": "implies"}
 _PRECEDENCE = {"not": 4, "and": 3, "or": 2, "implies": 1}
 
@@ -118,6 +137,13 @@ class _Parser:
 
     def int_(self) -> S.RawInt:
         return S.RawInt(self.lx.value, self.lx.span())
+
+    def bracketed_int(self) -> S.RawInt:
+        """`INT ]`, the `[` just read: an array's size or an observable's index."""
+        self.expect(_INT)
+        value = self.int_()
+        self.expect(_RSQB)
+        return value
 
     def number(self) -> S.RawInt | S.RawFloat:
         if self.lx.kind == "FLOAT":
@@ -216,9 +242,7 @@ class _Parser:
         span = self.until(start)
         kind = self.expect(_DECL_AFTER_VAR, MISSING_SEMI_DECL)
         if kind == "LSQB":
-            self.expect(_INT)
-            count = self.int_()
-            self.expect(_RSQB)
+            count = self.bracketed_int()
             span = self.until(start)
             kind = self.expect(_DECL_AFTER_SIZE)
         if kind == "EQUAL":
@@ -304,6 +328,9 @@ class _Parser:
         start = self.mark()
         first = lx.start
         opcode = self.name()
+        fast = self.fast_instruction(opcode, start, first)
+        if fast is not None:
+            return fast
         kind = self.expect(_AFTER_OPCODE)
         if kind == "COLON":
             return S.RawLabel(opcode.text, opcode.span)
@@ -322,6 +349,33 @@ class _Parser:
             span, last = opcode.span, first + len(opcode.text)
         text = " ".join(self.text[first:last].split())
         return S.RawInstr(opcode, tuple(operands), span, text)
+
+    def fast_instruction(
+        self, opcode: S.Name, start: tuple[int, int], first: int
+    ) -> S.RawInstr | None:
+        """The instruction read with `_FAST_OPERAND`, the same tree as the token-by-token
+        read; None when some token is not one it reads (nothing consumed then)."""
+        lx = self.lx
+        text, path, line, ls = self.text, self.path, lx.line, lx.line_start
+        pos = lx.pos
+        none = _NO_OPERANDS.match(text, pos)
+        if none is not None:
+            lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", none.end() - 1, none.end(), ";"
+            return S.RawInstr(opcode, (), opcode.span, " ".join(text[first:pos].split()))
+        operands: list[S.RawOperand] = []
+        match = _FAST_OPERAND.match
+        while True:
+            m = match(text, pos)
+            if m is None:
+                return None
+            operands.append(_fast_operand(m, path, line, ls))
+            pos = m.end()
+            if m.group("sep") == ";":
+                break
+        last = m.start("end")
+        lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", pos - 1, pos, ";"
+        span = Span(path, start[0], start[1], line, last - ls + 1)
+        return S.RawInstr(opcode, tuple(operands), span, " ".join(text[first:last].split()))
 
     def operand(self, kind: str) -> S.RawOperand:
         """One operand, its first token (of kind `kind`) just read."""
@@ -400,9 +454,7 @@ class _Parser:
         index: S.RawInt | None = None
         kind = self.expect(follow_var)
         if kind == "LSQB":
-            self.expect(_INT)
-            index = self.int_()
-            self.expect(_RSQB)
+            index = self.bracketed_int()
             span = self.until(start)
             kind = self.expect(follow)
         return S.RawMemObs(first, index, wg, span, gpu), kind
@@ -458,6 +510,46 @@ class _Parser:
                     break
                 _reduce(ops, vals)
             ops.append((op, 0, 0))
+
+
+def _fast_operand(m: re.Match[str], path: str, line: int, ls: int) -> S.RawOperand:
+    """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line)."""
+
+    def span(group: str, sigil: int) -> Span:
+        """The token of `group`, with the `sigil` characters (`%`, `@`) before it."""
+        return Span(path, line, m.start(group) - ls + 1 - sigil, line, m.end(group) - ls + 1)
+
+    if m.start("reg") >= 0:
+        return S.RawReg(m.group("reg"), span("reg", 1))
+    if m.start("open") >= 0:
+        return _fast_address(m, span)
+    if m.start("var") >= 0:
+        return S.RawVar(m.group("var"), span("var", 1))
+    if m.start("int") >= 0:
+        return S.RawInt(m.group("int"), span("int", 0))
+    if m.start("ident") >= 0:
+        return S.RawIdent(m.group("ident"), span("ident", 0))
+    return S.RawReg(m.group("breg"), span("bang", 1), negated=True)
+
+
+def _fast_address(m: re.Match[str], span: Callable[[str, int], Span]) -> S.RawAddress:
+    """The `[base]`, `[base + offset]` or `[base - n]` operand of a `_FAST_OPERAND` match."""
+    base: S.RawReg | S.RawVar | S.RawInt
+    if m.start("areg") >= 0:
+        base = S.RawReg(m.group("areg"), span("areg", 1))
+    elif m.start("avar") >= 0:
+        base = S.RawVar(m.group("avar"), span("avar", 1))
+    else:
+        base = S.RawInt(m.group("aint"), span("aint", 0))
+    offset: S.RawReg | S.RawInt | None = None
+    negative = m.start("nint") >= 0
+    if negative:
+        offset = S.RawInt(m.group("nint"), span("nint", 0))
+    elif m.start("oreg") >= 0:
+        offset = S.RawReg(m.group("oreg"), span("oreg", 1))
+    elif m.start("oint") >= 0:
+        offset = S.RawInt(m.group("oint"), span("oint", 0))
+    return S.RawAddress(base, offset, negative, span("address", 0))
 
 
 def _reduce(ops: list[tuple[str, int, int]], vals: list[_Node]) -> None:
