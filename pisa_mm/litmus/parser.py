@@ -15,7 +15,7 @@ from typing import Any
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.lexer import Context as C
-from pisa_mm.litmus.lexer import Lexer
+from pisa_mm.litmus.lexer import Lexer, at_end
 from pisa_mm.litmus.parse_errors import (
     MISSING_SEMI_DECL,
     MISSING_SEMI_INSTR,
@@ -97,6 +97,14 @@ _FAST_OPERAND = re.compile(
     r"(?P<end>)[ \t]*(?P<sep>[,;])"
 )
 _NO_OPERANDS = re.compile(r"[ \t]*;")
+# A condition that is one parenthesised conjunction of `P1:%r0 == 1` and `@x == 2` atoms on
+# one line, the last thing in the text (most tests' condition), read with one regex per
+# atom; any other condition is read by `prop`'s precedence parse, as the fast read gives up.
+_FAST_OPEN = re.compile(r"[ \t]*\(")
+_FAST_ATOM = re.compile(
+    rf"[ \t]*(?:(?P<tid>P?[0-9]+)[ \t]*:[ \t]*(?P<reg>%{_NAME})|(?P<var>@{_NAME}))"
+    rf"[ \t]*(?P<cmp>==|!=|=)[ \t]*(?P<int>{_INT_TEXT})[ \t]*(?P<sep>/\\|&&|\))"
+)
 _BINARY = {"AND": "and", "OR": "or", "IMPLIES": "implies"}
 _PRECEDENCE = {"not": 4, "and": 3, "or": 2, "implies": 1}
 
@@ -460,6 +468,57 @@ class _Parser:
         return S.RawMemObs(first, index, wg, span, gpu), kind
 
     # ------------------------------------------------------------ conditions
+    def fast_condition(self) -> tuple[S.RawProp, str, tuple[int, int]] | None:
+        """`prop(_AFTER_CONDITION)` of a condition `_FAST_ATOM` reads, the same tree; None
+        when it reads no such condition (nothing consumed then)."""
+        lx = self.lx
+        text, path, line, ls = self.text, self.path, lx.line, lx.line_start
+        m = _FAST_OPEN.match(text, lx.pos)
+        if m is None:
+            return None
+        atoms: list[S.RawProp] = []
+        match = _FAST_ATOM.match
+        pos = m.end()
+        while True:
+            m = match(text, pos)
+            if m is None:
+                return None
+
+            def span(first: str, last: str, m: re.Match[str] = m) -> Span:
+                return Span(path, line, m.start(first) - ls + 1, line, m.end(last) - ls + 1)
+
+            if m.start("tid") >= 0:
+                obs: S.RawObservable = S.RawRegObs(
+                    S.Name(m.group("tid"), span("tid", "tid")),
+                    S.Name(m.group("reg"), span("reg", "reg")),
+                    span("tid", "reg"),
+                )
+                first = "tid"
+            else:
+                var = span("var", "var")
+                obs = S.RawMemObs(S.Name(m.group("var"), var), None, None, var, None)
+                first = "var"
+            value = S.RawInt(m.group("int"), span("int", "int"))
+            atoms.append(S.RawAtom(obs, m.group("cmp"), value, span(first, "int")))
+            pos = m.end()
+            if m.group("sep") == ")":
+                break
+        if not at_end(text, pos):
+            return None
+        end = (line, pos - ls + 1)
+        if len(atoms) == 1:
+            prop = atoms[0]
+        else:
+            head, tail = atoms[0].span, atoms[-1].span
+            whole = Span(path, line, head.col, line, tail.end_col)
+            prop = S.RawJunction("and", tuple(atoms), whole)
+        newlines = text.count("\n", pos)
+        if newlines:
+            lx.line += newlines
+            lx.line_start = text.rfind("\n") + 1
+        lx.kind, lx.start, lx.pos, lx.value = "END", len(text), len(text), ""
+        return prop, "END", end
+
     def prop(self, after: C) -> tuple[S.RawProp, str, tuple[int, int]]:
         """A proposition, the kind of the token that ends it (of `after`: the connectives
         and what may follow), and where it ends (after its closing parentheses).
@@ -468,6 +527,10 @@ class _Parser:
         `\\/`, `/\\`, then the prefix `~`; parentheses group.
         """
         lx = self.lx
+        if after is _AFTER_CONDITION:
+            fast = self.fast_condition()
+            if fast is not None:
+                return fast
         ops: list[tuple[str, int, int]] = []  # "(", "not", "and", "or", "implies"
         vals: list[_Node] = []
         opened = 0

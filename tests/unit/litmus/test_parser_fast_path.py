@@ -1,5 +1,6 @@
-"""The parser's one-regex read of an instruction's operands gives the tree (spans included)
-or the error that reading them token by token gives."""
+"""The parser's fast reads (an instruction's operands, a condition that is a conjunction of
+atoms, one regex each) give the tree (spans included) or the error that reading them token
+by token gives."""
 
 from __future__ import annotations
 
@@ -35,6 +36,7 @@ def _both(text: str, path: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object
     fast = _parse(text, path)
     with monkeypatch.context() as m:
         m.setattr(P._Parser, "fast_instruction", lambda *_: None)
+        m.setattr(P._Parser, "fast_condition", lambda *_: None)
         slow = _parse(text, path)
     return fast, slow
 
@@ -59,6 +61,29 @@ def test_instruction_variants_parse_the_same(monkeypatch: pytest.MonkeyPatch) ->
         )
         fast, slow = _both(text, "t.litmus", monkeypatch)
         assert fast == slow, instr
+
+
+ATOMS = (
+    "P0:%r0 == 1", "P1:%r1=0", "P0 : %r0 != 0x1", "1:%r0 == 2", "@x == 1", "@y=2", "@x[1] == 0",
+    "P0:r0 == 1", "P0:%r0 == 1.5", "P0:%r0 == 1e3", "P0:%r0 == -1", "wg0:@s == 1", "true",
+    "~P0:%r0 == 1", "(P0:%r0 == 1)", "P0:%r0 ==", "@x", "P0:%r0 == 1 (* c *)",
+)  # fmt: skip
+CONNECTIVES = (" /\\ ", "/\\", " && ", " \\/ ", " -> ", " ", "\t/\\\t")
+TAILS = ("", "\n", "\n\n", " (* x *)\n", "\n// c\n", " x", "(*", "\r\n")
+
+
+def test_condition_variants_parse_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    rnd = random.Random(6)
+    threads = (
+        "P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}\nP1 @ wg 1 {\n  ld.global.32b %r1, [@x];\n}\n"
+    )
+    for _ in range(3000):
+        prop = rnd.choice(CONNECTIVES).join(rnd.choice(ATOMS) for _ in range(rnd.randint(1, 4)))
+        quant = rnd.choice(("exists", "~exists", "forall")) + rnd.choice((" ", "", "\n"))
+        cond = quant + rnd.choice(("(", "", "((")) + prop + rnd.choice((")", "", "))", " )"))
+        text = f"PISA t\n{{ .global .32b @x = 0; }}\n{threads}{cond}{rnd.choice(TAILS)}"
+        fast, slow = _both(text, "t.litmus", monkeypatch)
+        assert fast == slow, cond
 
 
 def test_the_fast_read_is_taken() -> None:
