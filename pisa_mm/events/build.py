@@ -71,12 +71,33 @@ _ADDR_MASK = (1 << sem.ADDR_WIDTH) - 1
 # ---------------------------------------------------------------- layout and placement
 
 
+# The layouts and placements made, by what they are made of (the tests of a suite declare a
+# few shapes of variables and place their threads a few ways); emptied past _MAX_SHAPES.
+_LAYOUTS: dict[tuple[tuple[str, Space, int, int], ...], Layout] = {}
+_PLACEMENTS: dict[
+    tuple[tuple[bool, int | None, int | None, int | None], ...], tuple[Placement, ...]
+] = {}
+_MAX_SHAPES = 1024
+
+
 def make_layout(variables: Iterable[VarDecl]) -> Layout:
     """Give each variable a disjoint, aligned byte range in its space's region.
 
     `.private` variables of the same name declared by several threads share one range:
     every work-item has its own instance of it anyway.
     """
+    decls = tuple(variables)
+    key = tuple((d.name, d.space, d.width, d.count) for d in decls)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = _make_layout(decls)  # an error (a duplicate) is raised, never remembered
+        if len(_LAYOUTS) >= _MAX_SHAPES:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _make_layout(variables: Iterable[VarDecl]) -> Layout:
     nxt = dict(_REGION)
     nxt[Space.CONST] = -1  # const shares the global region
     out: list[Variable] = []
@@ -102,6 +123,17 @@ def make_layout(variables: Iterable[VarDecl]) -> Layout:
 
 def placements(test: LitmusTest) -> tuple[Placement, ...]:
     """Each thread's placement, defaults completed, lanes numbered within sub-groups."""
+    key = tuple((p.host, p.gpu, p.wg, p.sg) for p in (t.placement for t in test.threads))
+    made = _PLACEMENTS.get(key)
+    if made is None:
+        made = _placements(test)
+        if len(_PLACEMENTS) >= _MAX_SHAPES:
+            _PLACEMENTS.clear()
+        _PLACEMENTS[key] = made
+    return made
+
+
+def _placements(test: LitmusTest) -> tuple[Placement, ...]:
     used_wg = {t.placement.wg for t in test.threads if t.placement.wg is not None}
     used_sg = {t.placement.sg for t in test.threads if t.placement.sg is not None}
     fresh_wg = max(used_wg, default=-1) + 1

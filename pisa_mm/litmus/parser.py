@@ -97,6 +97,11 @@ _FAST_OPERAND = re.compile(
     r"(?P<end>)[ \t]*(?P<sep>[,;])"
 )
 _NO_OPERANDS = re.compile(r"[ \t]*;")
+# A thread's placement on one line (`@ wg 0 {`, `@ gpu 1, wg 0 {`, `@ host {`).
+_FAST_AT = re.compile(r"[ \t]*@")
+_FAST_PLACE = re.compile(
+    rf"[ \t]*(?:(?P<host>host)|(?P<kind>gpu|sg|wg)[ \t]*(?P<int>{_INT_TEXT}))[ \t]*(?P<sep>[,{{])"
+)
 # A condition that is one parenthesised conjunction of `P1:%r0 == 1` and `@x == 2` atoms on
 # one line, the last thing in the text (most tests' condition), read with one regex per
 # atom; any other condition is read by `prop`'s precedence parse, as the fast read gives up.
@@ -291,18 +296,20 @@ class _Parser:
         """`TID @ placement { statement* }`, the TID just read."""
         start = self.mark()
         tid = self.name()
-        self.expect(_AT, NO_PLACEMENT)
-        places: list[S.RawPlace] = []
-        while True:
-            if self.expect(_PLACE) == "HOST":
-                places.append(S.RawPlace("host", None, self.lx.span()))
-            else:
-                at = self.mark()
-                kind = self.lx.value
-                self.expect(_INT)
-                places.append(S.RawPlace(kind, self.int_(), self.until(at)))
-            if self.expect(_PLACE_NEXT) == "LBRACE":
-                break
+        places = self.fast_placement()
+        if places is None:
+            places = []
+            self.expect(_AT, NO_PLACEMENT)
+            while True:
+                if self.expect(_PLACE) == "HOST":
+                    places.append(S.RawPlace("host", None, self.lx.span()))
+                else:
+                    at = self.mark()
+                    kind = self.lx.value
+                    self.expect(_INT)
+                    places.append(S.RawPlace(kind, self.int_(), self.until(at)))
+                if self.expect(_PLACE_NEXT) == "LBRACE":
+                    break
         body: list[S.RawStatement] = []
         while (kind := self.expect(_STATEMENT)) != "RBRACE":
             if kind == "OPCODE":
@@ -312,6 +319,35 @@ class _Parser:
             else:
                 body.append(self.reg_decl(kind))
         return S.RawThread(tid, tuple(places), tuple(body), self.until(start))
+
+    def fast_placement(self) -> list[S.RawPlace] | None:
+        """`@ placement {` on one line read with `_FAST_PLACE`, the places the token-by-token
+        read makes; None when it reads no such placement (nothing consumed then)."""
+        lx = self.lx
+        text, path, line, ls = self.text, self.path, lx.line, lx.line_start
+        m = _FAST_AT.match(text, lx.pos)
+        if m is None:
+            return None
+        places: list[S.RawPlace] = []
+        match = _FAST_PLACE.match
+        while True:
+            m = match(text, m.end())
+            if m is None:
+                return None
+
+            def span(first: str, last: str, m: re.Match[str] = m) -> Span:
+                return Span(path, line, m.start(first) - ls + 1, line, m.end(last) - ls + 1)
+
+            if m.start("host") >= 0:
+                places.append(S.RawPlace("host", None, span("host", "host")))
+            else:
+                value = S.RawInt(m.group("int"), span("int", "int"))
+                places.append(S.RawPlace(m.group("kind"), value, span("kind", "int")))
+            if m.group("sep") == "{":
+                break
+        end = m.end()
+        lx.kind, lx.start, lx.pos, lx.value = "LBRACE", end - 1, end, "{"
+        return places
 
     def reg_decl(self, kind: str) -> S.RawRegDecl:
         """`.reg TYPE regs ;` or `.pred regs ;`, the keyword just read."""

@@ -1,6 +1,6 @@
-"""The parser's fast reads (an instruction's operands, a condition that is a conjunction of
-atoms, one regex each) give the tree (spans included) or the error that reading them token
-by token gives."""
+"""The parser's fast reads (an instruction's operands, a thread's placement, a condition that
+is a conjunction of atoms, one regex each) give the tree (spans included) or the error that
+reading them token by token gives."""
 
 from __future__ import annotations
 
@@ -37,6 +37,7 @@ def _both(text: str, path: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object
     with monkeypatch.context() as m:
         m.setattr(P._Parser, "fast_instruction", lambda *_: None)
         m.setattr(P._Parser, "fast_condition", lambda *_: None)
+        m.setattr(P._Parser, "fast_placement", lambda *_: None)
         slow = _parse(text, path)
     return fast, slow
 
@@ -84,6 +85,22 @@ def test_condition_variants_parse_the_same(monkeypatch: pytest.MonkeyPatch) -> N
         text = f"PISA t\n{{ .global .32b @x = 0; }}\n{threads}{cond}{rnd.choice(TAILS)}"
         fast, slow = _both(text, "t.litmus", monkeypatch)
         assert fast == slow, cond
+
+
+PLACES = ("wg 0", "wg0", "wg 0x1", "wg -1", "sg 1", "gpu 1", "host", "hostx", "wgx", "wg", "wg 1.5",
+          "wg 1 (* c *)", "wg\n1", "", "gpu 0 , wg 2", "x 1")  # fmt: skip
+
+
+def test_placement_variants_parse_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    rnd = random.Random(7)
+    for _ in range(2000):
+        places = rnd.choice((", ", ",", " , ")).join(
+            rnd.choice(PLACES) for _ in range(rnd.randint(1, 3))
+        )
+        head = f"P0 {rnd.choice(('@', '@ ', ''))}{places}{rnd.choice((' {', '{', ' ', ' ,{'))}"
+        text = f"PISA t\n{{ .global .32b @x = 0; }}\n{head}\n  ld.global.32b %r0, [@x];\n}}\n"
+        fast, slow = _both(text + "exists (P0:%r0 == 0)\n", "t.litmus", monkeypatch)
+        assert fast == slow, head
 
 
 def test_the_fast_read_is_taken() -> None:
