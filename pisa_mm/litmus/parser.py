@@ -335,9 +335,7 @@ class _Parser:
             if m is None:
                 return None
 
-            def span(first: str, last: str, m: re.Match[str] = m) -> Span:
-                return Span(path, line, m.start(first) - ls + 1, line, m.end(last) - ls + 1)
-
+            span = _Spans(m, path, line, ls)
             if m.start("host") >= 0:
                 places.append(S.RawPlace("host", None, span("host", "host")))
             else:
@@ -520,9 +518,7 @@ class _Parser:
             if m is None:
                 return None
 
-            def span(first: str, last: str, m: re.Match[str] = m) -> Span:
-                return Span(path, line, m.start(first) - ls + 1, line, m.end(last) - ls + 1)
-
+            span = _Spans(m, path, line, ls)
             if m.start("tid") >= 0:
                 obs: S.RawObservable = S.RawRegObs(
                     S.Name(m.group("tid"), span("tid", "tid")),
@@ -611,12 +607,27 @@ class _Parser:
             ops.append((op, 0, 0))
 
 
+class _Spans:
+    """The spans of a fast read's groups: `span(first, last)` runs from group `first`'s
+    start to group `last`'s end, on the line at offset `ls`; `sigil` counts the characters
+    (`%`, `@`) before `first` that its token includes."""
+
+    __slots__ = ("line", "ls", "m", "path")
+
+    def __init__(self, m: re.Match[str], path: str, line: int, ls: int) -> None:
+        self.m, self.path, self.line, self.ls = m, path, line, ls
+
+    def __call__(self, first: str, last: str, sigil: int = 0) -> Span:
+        m, ls, line = self.m, self.ls, self.line
+        return Span(self.path, line, m.start(first) - ls + 1 - sigil, line, m.end(last) - ls + 1)
+
+
 def _fast_operand(m: re.Match[str], path: str, line: int, ls: int) -> S.RawOperand:
     """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line)."""
+    spans = _Spans(m, path, line, ls)
 
     def span(group: str, sigil: int) -> Span:
-        """The token of `group`, with the `sigil` characters (`%`, `@`) before it."""
-        return Span(path, line, m.start(group) - ls + 1 - sigil, line, m.end(group) - ls + 1)
+        return spans(group, group, sigil)
 
     if m.start("reg") >= 0:
         return S.RawReg(m.group("reg"), span("reg", 1))
