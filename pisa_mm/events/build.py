@@ -71,12 +71,33 @@ _ADDR_MASK = (1 << sem.ADDR_WIDTH) - 1
 # ---------------------------------------------------------------- layout and placement
 
 
+# The layouts and placements made, by what they are made of (the tests of a suite declare a
+# few shapes of variables and place their threads a few ways); emptied past _MAX_SHAPES.
+_LAYOUTS: dict[tuple[tuple[str, Space, int, int], ...], Layout] = {}
+_PLACEMENTS: dict[
+    tuple[tuple[bool, int | None, int | None, int | None], ...], tuple[Placement, ...]
+] = {}
+_MAX_SHAPES = 1024
+
+
 def make_layout(variables: Iterable[VarDecl]) -> Layout:
     """Give each variable a disjoint, aligned byte range in its space's region.
 
     `.private` variables of the same name declared by several threads share one range:
     every work-item has its own instance of it anyway.
     """
+    decls = tuple(variables)
+    key = tuple((d.name, d.space, d.width, d.count) for d in decls)
+    layout = _LAYOUTS.get(key)
+    if layout is None:
+        layout = _make_layout(decls)  # an error (a duplicate) is raised, never remembered
+        if len(_LAYOUTS) >= _MAX_SHAPES:
+            _LAYOUTS.clear()
+        _LAYOUTS[key] = layout
+    return layout
+
+
+def _make_layout(variables: Iterable[VarDecl]) -> Layout:
     nxt = dict(_REGION)
     nxt[Space.CONST] = -1  # const shares the global region
     out: list[Variable] = []
@@ -102,6 +123,17 @@ def make_layout(variables: Iterable[VarDecl]) -> Layout:
 
 def placements(test: LitmusTest) -> tuple[Placement, ...]:
     """Each thread's placement, defaults completed, lanes numbered within sub-groups."""
+    key = tuple((p.host, p.gpu, p.wg, p.sg) for p in (t.placement for t in test.threads))
+    made = _PLACEMENTS.get(key)
+    if made is None:
+        made = _placements(test)
+        if len(_PLACEMENTS) >= _MAX_SHAPES:
+            _PLACEMENTS.clear()
+        _PLACEMENTS[key] = made
+    return made
+
+
+def _placements(test: LitmusTest) -> tuple[Placement, ...]:
     used_wg = {t.placement.wg for t in test.threads if t.placement.wg is not None}
     used_sg = {t.placement.sg for t in test.threads if t.placement.sg is not None}
     fresh_wg = max(used_wg, default=-1) + 1
@@ -433,14 +465,14 @@ class _Builder:
         widths = _reg_widths(thread)
         regs: dict[str, Expr] = {}
         for name, w in widths.items():
-            regs[name] = Const(0, BOOL) if w == 1 else Const(0, w)
+            regs[name] = _zero(BOOL if w == 1 else w)
         for name, count in thread.vectors:
             w = widths.pop(name, 32)
             regs.pop(name, None)
             for i in range(count):
                 key = sem.elem_key(Reg(name), i)
                 widths[key] = w
-                regs[key] = Const(0, w)
+                regs[key] = _zero(w)
         for init in self.test.reg_inits:
             if init.thread != thread.index:
                 continue
@@ -826,6 +858,18 @@ def _element(base: Expr, offset: int) -> Expr:
             return base  # the element at offset 0 (every scalar access): no new Const
         return Const(value, sem.ADDR_WIDTH)
     return sem.mk(Op.ADD, (base, Const(offset, sem.ADDR_WIDTH)), sem.ADDR_WIDTH)
+
+
+# The zero of each width, shared by every register that starts at zero (values are
+# immutable, and compared by value, not identity).
+_ZEROS: dict[int, Const] = {}
+
+
+def _zero(width: int) -> Const:
+    zero = _ZEROS.get(width)
+    if zero is None:
+        zero = _ZEROS[width] = Const(0, width)
+    return zero
 
 
 def _spaces(locs: frozenset[Location]) -> frozenset[Space]:

@@ -68,6 +68,12 @@ _SKIP = r"(?>(?:[ \t\f\r\n]+|//[^\n]*|\(\*[\s\S]*?\*\))*)"
 _SKIP_RE = re.compile(_SKIP)
 
 
+def at_end(text: str, pos: int) -> bool:
+    """Whether only blanks and complete comments follow `pos` (the END token is next)."""
+    skip = _SKIP_RE.match(text, pos)
+    return skip is not None and skip.end() == len(text)
+
+
 # A context reads its first tokens by trying its terminals one by one (a pattern that is only
 # literals by `str.startswith`, any other by a regex of its own): compiling one regex of all
 # its terminals costs more than a small test's whole parse. After this many tokens it compiles

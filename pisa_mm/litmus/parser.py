@@ -8,12 +8,14 @@ any length costs no Python recursion.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from typing import Any
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.lexer import Context as C
-from pisa_mm.litmus.lexer import Lexer
+from pisa_mm.litmus.lexer import Lexer, at_end
 from pisa_mm.litmus.parse_errors import (
     MISSING_SEMI_DECL,
     MISSING_SEMI_INSTR,
@@ -78,6 +80,36 @@ _IN_PARENS = C("AND", "OR", "IMPLIES", "RPAR")
 _AFTER_CONDITION = C("AND", "OR", "IMPLIES", "END")
 _AFTER_FILTER = C("AND", "OR", "IMPLIES", "LOCATIONS", "QUANT")
 _AFTER_LAST_FILTER = C("AND", "OR", "IMPLIES", "QUANT")
+# One operand and the `,` or `;` after it, read with one regex when the instruction is on one
+# line without comments (almost every instruction): the tokens are those the contexts of
+# `instruction` read one by one, in the same order (a FLOAT, `(*`, a line break or anything
+# else unusual fails the match, and the instruction is read token by token instead).
+_NAME = r"[A-Za-z_$.][A-Za-z0-9_$.]*"
+_INT_TEXT = r"-?(?:0[xX][0-9a-fA-F]+|[0-9]+)"
+_FAST_OPERAND = re.compile(
+    rf"[ \t]*(?:%(?P<reg>{_NAME})|@(?P<var>{_NAME})|(?P<int>{_INT_TEXT})"
+    r"|(?P<ident>[A-Za-z_$][A-Za-z0-9_$]*(?:\.[A-Za-z0-9_$]+)*)"
+    rf"|!(?P<bang>[ \t]*%(?P<breg>{_NAME}))"
+    rf"|(?P<address>(?P<open>\[)[ \t]*"
+    rf"(?:%(?P<areg>{_NAME})|@(?P<avar>{_NAME})|(?P<aint>{_INT_TEXT}))"
+    rf"(?:[ \t]*(?:\+[ \t]*(?:%(?P<oreg>{_NAME})|(?P<oint>{_INT_TEXT}))"
+    rf"|-[ \t]*(?P<nint>{_INT_TEXT})))?[ \t]*\]))"
+    r"(?P<end>)[ \t]*(?P<sep>[,;])"
+)
+_NO_OPERANDS = re.compile(r"[ \t]*;")
+# A thread's placement on one line (`@ wg 0 {`, `@ gpu 1, wg 0 {`, `@ host {`).
+_FAST_AT = re.compile(r"[ \t]*@")
+_FAST_PLACE = re.compile(
+    rf"[ \t]*(?:(?P<host>host)|(?P<kind>gpu|sg|wg)[ \t]*(?P<int>{_INT_TEXT}))[ \t]*(?P<sep>[,{{])"
+)
+# A condition that is one parenthesised conjunction of `P1:%r0 == 1` and `@x == 2` atoms on
+# one line, the last thing in the text (most tests' condition), read with one regex per
+# atom; any other condition is read by `prop`'s precedence parse, as the fast read gives up.
+_FAST_OPEN = re.compile(r"[ \t]*\(")
+_FAST_ATOM = re.compile(
+    rf"[ \t]*(?:(?P<tid>P?[0-9]+)[ \t]*:[ \t]*(?P<reg>%{_NAME})|(?P<var>@{_NAME}))"
+    rf"[ \t]*(?P<cmp>==|!=|=)[ \t]*(?P<int>{_INT_TEXT})[ \t]*(?P<sep>/\\|&&|\))"
+)
 _BINARY = {"AND": "and", "OR": "or", "IMPLIES": "implies"}
 _PRECEDENCE = {"not": 4, "and": 3, "or": 2, "implies": 1}
 
@@ -118,6 +150,13 @@ class _Parser:
 
     def int_(self) -> S.RawInt:
         return S.RawInt(self.lx.value, self.lx.span())
+
+    def bracketed_int(self) -> S.RawInt:
+        """`INT ]`, the `[` just read: an array's size or an observable's index."""
+        self.expect(_INT)
+        value = self.int_()
+        self.expect(_RSQB)
+        return value
 
     def number(self) -> S.RawInt | S.RawFloat:
         if self.lx.kind == "FLOAT":
@@ -216,9 +255,7 @@ class _Parser:
         span = self.until(start)
         kind = self.expect(_DECL_AFTER_VAR, MISSING_SEMI_DECL)
         if kind == "LSQB":
-            self.expect(_INT)
-            count = self.int_()
-            self.expect(_RSQB)
+            count = self.bracketed_int()
             span = self.until(start)
             kind = self.expect(_DECL_AFTER_SIZE)
         if kind == "EQUAL":
@@ -259,18 +296,20 @@ class _Parser:
         """`TID @ placement { statement* }`, the TID just read."""
         start = self.mark()
         tid = self.name()
-        self.expect(_AT, NO_PLACEMENT)
-        places: list[S.RawPlace] = []
-        while True:
-            if self.expect(_PLACE) == "HOST":
-                places.append(S.RawPlace("host", None, self.lx.span()))
-            else:
-                at = self.mark()
-                kind = self.lx.value
-                self.expect(_INT)
-                places.append(S.RawPlace(kind, self.int_(), self.until(at)))
-            if self.expect(_PLACE_NEXT) == "LBRACE":
-                break
+        places = self.fast_placement()
+        if places is None:
+            places = []
+            self.expect(_AT, NO_PLACEMENT)
+            while True:
+                if self.expect(_PLACE) == "HOST":
+                    places.append(S.RawPlace("host", None, self.lx.span()))
+                else:
+                    at = self.mark()
+                    kind = self.lx.value
+                    self.expect(_INT)
+                    places.append(S.RawPlace(kind, self.int_(), self.until(at)))
+                if self.expect(_PLACE_NEXT) == "LBRACE":
+                    break
         body: list[S.RawStatement] = []
         while (kind := self.expect(_STATEMENT)) != "RBRACE":
             if kind == "OPCODE":
@@ -280,6 +319,33 @@ class _Parser:
             else:
                 body.append(self.reg_decl(kind))
         return S.RawThread(tid, tuple(places), tuple(body), self.until(start))
+
+    def fast_placement(self) -> list[S.RawPlace] | None:
+        """`@ placement {` on one line read with `_FAST_PLACE`, the places the token-by-token
+        read makes; None when it reads no such placement (nothing consumed then)."""
+        lx = self.lx
+        text, path, line, ls = self.text, self.path, lx.line, lx.line_start
+        m = _FAST_AT.match(text, lx.pos)
+        if m is None:
+            return None
+        places: list[S.RawPlace] = []
+        match = _FAST_PLACE.match
+        while True:
+            m = match(text, m.end())
+            if m is None:
+                return None
+
+            span = _Spans(m, path, line, ls)
+            if m.start("host") >= 0:
+                places.append(S.RawPlace("host", None, span("host", "host")))
+            else:
+                value = S.RawInt(m.group("int"), span("int", "int"))
+                places.append(S.RawPlace(m.group("kind"), value, span("kind", "int")))
+            if m.group("sep") == "{":
+                break
+        end = m.end()
+        lx.kind, lx.start, lx.pos, lx.value = "LBRACE", end - 1, end, "{"
+        return places
 
     def reg_decl(self, kind: str) -> S.RawRegDecl:
         """`.reg TYPE regs ;` or `.pred regs ;`, the keyword just read."""
@@ -304,6 +370,9 @@ class _Parser:
         start = self.mark()
         first = lx.start
         opcode = self.name()
+        fast = self.fast_instruction(opcode, start, first)
+        if fast is not None:
+            return fast
         kind = self.expect(_AFTER_OPCODE)
         if kind == "COLON":
             return S.RawLabel(opcode.text, opcode.span)
@@ -322,6 +391,33 @@ class _Parser:
             span, last = opcode.span, first + len(opcode.text)
         text = " ".join(self.text[first:last].split())
         return S.RawInstr(opcode, tuple(operands), span, text)
+
+    def fast_instruction(
+        self, opcode: S.Name, start: tuple[int, int], first: int
+    ) -> S.RawInstr | None:
+        """The instruction read with `_FAST_OPERAND`, the same tree as the token-by-token
+        read; None when some token is not one it reads (nothing consumed then)."""
+        lx = self.lx
+        text, path, line, ls = self.text, self.path, lx.line, lx.line_start
+        pos = lx.pos
+        none = _NO_OPERANDS.match(text, pos)
+        if none is not None:
+            lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", none.end() - 1, none.end(), ";"
+            return S.RawInstr(opcode, (), opcode.span, " ".join(text[first:pos].split()))
+        operands: list[S.RawOperand] = []
+        match = _FAST_OPERAND.match
+        while True:
+            m = match(text, pos)
+            if m is None:
+                return None
+            operands.append(_fast_operand(m, path, line, ls))
+            pos = m.end()
+            if m.group("sep") == ";":
+                break
+        last = m.start("end")
+        lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", pos - 1, pos, ";"
+        span = Span(path, start[0], start[1], line, last - ls + 1)
+        return S.RawInstr(opcode, tuple(operands), span, " ".join(text[first:last].split()))
 
     def operand(self, kind: str) -> S.RawOperand:
         """One operand, its first token (of kind `kind`) just read."""
@@ -400,14 +496,61 @@ class _Parser:
         index: S.RawInt | None = None
         kind = self.expect(follow_var)
         if kind == "LSQB":
-            self.expect(_INT)
-            index = self.int_()
-            self.expect(_RSQB)
+            index = self.bracketed_int()
             span = self.until(start)
             kind = self.expect(follow)
         return S.RawMemObs(first, index, wg, span, gpu), kind
 
     # ------------------------------------------------------------ conditions
+    def fast_condition(self) -> tuple[S.RawProp, str, tuple[int, int]] | None:
+        """`prop(_AFTER_CONDITION)` of a condition `_FAST_ATOM` reads, the same tree; None
+        when it reads no such condition (nothing consumed then)."""
+        lx = self.lx
+        text, path, line, ls = self.text, self.path, lx.line, lx.line_start
+        m = _FAST_OPEN.match(text, lx.pos)
+        if m is None:
+            return None
+        atoms: list[S.RawProp] = []
+        match = _FAST_ATOM.match
+        pos = m.end()
+        while True:
+            m = match(text, pos)
+            if m is None:
+                return None
+
+            span = _Spans(m, path, line, ls)
+            if m.start("tid") >= 0:
+                obs: S.RawObservable = S.RawRegObs(
+                    S.Name(m.group("tid"), span("tid", "tid")),
+                    S.Name(m.group("reg"), span("reg", "reg")),
+                    span("tid", "reg"),
+                )
+                first = "tid"
+            else:
+                var = span("var", "var")
+                obs = S.RawMemObs(S.Name(m.group("var"), var), None, None, var, None)
+                first = "var"
+            value = S.RawInt(m.group("int"), span("int", "int"))
+            atoms.append(S.RawAtom(obs, m.group("cmp"), value, span(first, "int")))
+            pos = m.end()
+            if m.group("sep") == ")":
+                break
+        if not at_end(text, pos):
+            return None
+        end = (line, pos - ls + 1)
+        if len(atoms) == 1:
+            prop = atoms[0]
+        else:
+            head, tail = atoms[0].span, atoms[-1].span
+            whole = Span(path, line, head.col, line, tail.end_col)
+            prop = S.RawJunction("and", tuple(atoms), whole)
+        newlines = text.count("\n", pos)
+        if newlines:
+            lx.line += newlines
+            lx.line_start = text.rfind("\n") + 1
+        lx.kind, lx.start, lx.pos, lx.value = "END", len(text), len(text), ""
+        return prop, "END", end
+
     def prop(self, after: C) -> tuple[S.RawProp, str, tuple[int, int]]:
         """A proposition, the kind of the token that ends it (of `after`: the connectives
         and what may follow), and where it ends (after its closing parentheses).
@@ -416,6 +559,10 @@ class _Parser:
         `\\/`, `/\\`, then the prefix `~`; parentheses group.
         """
         lx = self.lx
+        if after is _AFTER_CONDITION:
+            fast = self.fast_condition()
+            if fast is not None:
+                return fast
         ops: list[tuple[str, int, int]] = []  # "(", "not", "and", "or", "implies"
         vals: list[_Node] = []
         opened = 0
@@ -458,6 +605,61 @@ class _Parser:
                     break
                 _reduce(ops, vals)
             ops.append((op, 0, 0))
+
+
+class _Spans:
+    """The spans of a fast read's groups: `span(first, last)` runs from group `first`'s
+    start to group `last`'s end, on the line at offset `ls`; `sigil` counts the characters
+    (`%`, `@`) before `first` that its token includes."""
+
+    __slots__ = ("line", "ls", "m", "path")
+
+    def __init__(self, m: re.Match[str], path: str, line: int, ls: int) -> None:
+        self.m, self.path, self.line, self.ls = m, path, line, ls
+
+    def __call__(self, first: str, last: str, sigil: int = 0) -> Span:
+        m, ls, line = self.m, self.ls, self.line
+        return Span(self.path, line, m.start(first) - ls + 1 - sigil, line, m.end(last) - ls + 1)
+
+
+def _fast_operand(m: re.Match[str], path: str, line: int, ls: int) -> S.RawOperand:
+    """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line)."""
+    spans = _Spans(m, path, line, ls)
+
+    def span(group: str, sigil: int) -> Span:
+        return spans(group, group, sigil)
+
+    if m.start("reg") >= 0:
+        return S.RawReg(m.group("reg"), span("reg", 1))
+    if m.start("open") >= 0:
+        return _fast_address(m, span)
+    if m.start("var") >= 0:
+        return S.RawVar(m.group("var"), span("var", 1))
+    if m.start("int") >= 0:
+        return S.RawInt(m.group("int"), span("int", 0))
+    if m.start("ident") >= 0:
+        return S.RawIdent(m.group("ident"), span("ident", 0))
+    return S.RawReg(m.group("breg"), span("bang", 1), negated=True)
+
+
+def _fast_address(m: re.Match[str], span: Callable[[str, int], Span]) -> S.RawAddress:
+    """The `[base]`, `[base + offset]` or `[base - n]` operand of a `_FAST_OPERAND` match."""
+    base: S.RawReg | S.RawVar | S.RawInt
+    if m.start("areg") >= 0:
+        base = S.RawReg(m.group("areg"), span("areg", 1))
+    elif m.start("avar") >= 0:
+        base = S.RawVar(m.group("avar"), span("avar", 1))
+    else:
+        base = S.RawInt(m.group("aint"), span("aint", 0))
+    offset: S.RawReg | S.RawInt | None = None
+    negative = m.start("nint") >= 0
+    if negative:
+        offset = S.RawInt(m.group("nint"), span("nint", 0))
+    elif m.start("oreg") >= 0:
+        offset = S.RawReg(m.group("oreg"), span("oreg", 1))
+    elif m.start("oint") >= 0:
+        offset = S.RawInt(m.group("oint"), span("oint", 0))
+    return S.RawAddress(base, offset, negative, span("address", 0))
 
 
 def _reduce(ops: list[tuple[str, int, int]], vals: list[_Node]) -> None:

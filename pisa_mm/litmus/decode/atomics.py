@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pisa_mm.events.kinds import Order, Scope
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import fail
@@ -12,6 +13,7 @@ from pisa_mm.litmus.program import (
     AddrSpace,
     FAtom,
     IAtom,
+    IAtomOp,
     Imm,
     Reg,
 )
@@ -42,7 +44,23 @@ def atomic_order(dec: OperandDecoder, m: MemQ, mnemonic: str) -> None:
         )
 
 
-def iatom(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> IAtom:
+def iatom(dec: OperandDecoder, instr: S.RawInstr) -> IAtom:
+    op, width, space, order, scope, nsrc = dec.qualified(instr, _iatom)
+    shape = ", ".join(["dst", "[addr]", "src0", "src1"][: 2 + nsrc])
+    dec.nargs(instr, 2 + nsrc, shape)
+    ops = instr.operands
+    dst = dec.reg(ops[0], width, True, "the destination")
+    addr = dec.address(ops[1])
+    src0 = dec.src(ops[2], width, "src0") if nsrc >= 1 else None
+    src1 = dec.src(ops[3], width, "src1") if nsrc >= 2 else None
+    return IAtom(op, dst, addr, src0, src1, space, order, scope, width)
+
+
+def _iatom(
+    dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]
+) -> tuple[IAtomOp, int, AddrSpace, Order, Scope, int]:
+    """The qualifier checks of an iatom (PISA 8.2): operation, width, space, order, scope
+    and its number of sources."""
     m = classify("iatom", quals, isa.IATOM_OPS)
     only("iatom", m, {"space", "order", "scope", "type", "op", "cc"})
     space = atomic_space(dec, m, instr, "iatom")
@@ -64,15 +82,7 @@ def iatom(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> IAtom:
         )
     dec.atomic_cc(m, space)
     order, scope = dec.order_scope(m, "iatom", True)
-    nsrc = isa.iatom_sources(op)
-    shape = ", ".join(["dst", "[addr]", "src0", "src1"][: 2 + nsrc])
-    dec.nargs(instr, 2 + nsrc, shape)
-    ops = instr.operands
-    dst = dec.reg(ops[0], width, True, "the destination")
-    addr = dec.address(ops[1])
-    src0 = dec.src(ops[2], width, "src0") if nsrc >= 1 else None
-    src1 = dec.src(ops[3], width, "src1") if nsrc >= 2 else None
-    return IAtom(op, dst, addr, src0, src1, space, order, scope, width)
+    return op, width, space, order, scope, isa.iatom_sources(op)
 
 
 def fatom(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> FAtom:

@@ -21,7 +21,41 @@ from pisa_mm.litmus.program import (
 )
 
 
-def ld_st(dec: OperandDecoder, instr: S.RawInstr, mnemonic: str, quals: list[Q]) -> Load | Store:
+def ld_st(dec: OperandDecoder, instr: S.RawInstr, mnemonic: str) -> Load | Store:
+    is_ld = mnemonic == "ld"
+    space, order, scope, width, vec = dec.qualified(instr, _ld if is_ld else _st)
+    dec.nargs(instr, 2, "dst, [addr]" if is_ld else "[addr], src")
+    if is_ld:
+        dst_raw, addr_raw = instr.operands
+        dst = (
+            dec.vreg(dst_raw, width, vec, True, "the destination")
+            if vec > 1
+            else dec.reg(dst_raw, width, True, "the destination")
+        )
+        return Load(dst, dec.address(addr_raw), space, order, scope, width, vec)
+    addr_raw, src_raw = instr.operands
+    addr = dec.address(addr_raw)
+    src: Reg | Imm
+    if vec > 1:
+        src = dec.vreg(src_raw, width, vec, False, "the source")
+    else:
+        src = dec.src(src_raw, width, "the source")
+    return Store(addr, src, space, order, scope, width, vec)
+
+
+_Access = tuple[AddrSpace, Order | None, Scope | None, int, int]  # space, order, scope, width, vec
+
+
+def _ld(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> _Access:
+    return _access("ld", dec, instr, quals)
+
+
+def _st(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> _Access:
+    return _access("st", dec, instr, quals)
+
+
+def _access(mnemonic: str, dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> _Access:
+    """The qualifier checks of an ld or st (PISA 8.3, 8.5)."""
     m = classify(mnemonic, quals)
     only(mnemonic, m, {"space", "order", "scope", "vec", "type", "cc"})
     is_ld = mnemonic == "ld"
@@ -87,23 +121,7 @@ def ld_st(dec: OperandDecoder, instr: S.RawInstr, mnemonic: str, quals: list[Q])
                     "cc",
                 )
     dec.host_space(space, m.space)
-    dec.nargs(instr, 2, "dst, [addr]" if is_ld else "[addr], src")
-    if is_ld:
-        dst_raw, addr_raw = instr.operands
-        dst = (
-            dec.vreg(dst_raw, width, vec, True, "the destination")
-            if vec > 1
-            else dec.reg(dst_raw, width, True, "the destination")
-        )
-        return Load(dst, dec.address(addr_raw), space, order, scope, width, vec)
-    addr_raw, src_raw = instr.operands
-    addr = dec.address(addr_raw)
-    src: Reg | Imm
-    if vec > 1:
-        src = dec.vreg(src_raw, width, vec, False, "the source")
-    else:
-        src = dec.src(src_raw, width, "the source")
-    return Store(addr, src, space, order, scope, width, vec)
+    return space, order, scope, width, vec
 
 
 def cp_async(dec: OperandDecoder, instr: S.RawInstr) -> list[Op]:

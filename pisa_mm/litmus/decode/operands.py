@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
@@ -10,7 +11,7 @@ from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import SWIZZLE, Ctx, RegInfo, Use, fail
 from pisa_mm.litmus.decode.immediates import int_bits
-from pisa_mm.litmus.decode.qualifiers import MemQ, Q, suggest
+from pisa_mm.litmus.decode.qualifiers import MemQ, Q, split_opcode, suggest
 from pisa_mm.litmus.program import (
     Address,
     AddrSpace,
@@ -19,6 +20,15 @@ from pisa_mm.litmus.program import (
     Reg,
     VarRef,
 )
+
+T = TypeVar("T")
+
+# What the qualifier checks of an instruction family made of an opcode (its text, in a
+# thread on the host or not): they read only the qualifiers, so an opcode that passed them
+# once without a warning passes them again with the same result. A suite repeats a few dozen
+# opcodes; the table is emptied when a test brings thousands.
+_QUALIFIED: dict[tuple[object, str, bool], object] = {}
+_MAX_QUALIFIED = 4096
 
 
 class OperandDecoder:
@@ -34,6 +44,24 @@ class OperandDecoder:
         self.regs: dict[str, RegInfo] = {}
         self.vector_names: set[str] = set()
         self.instr_span: Span = raw.span
+
+    def qualified(
+        self, instr: S.RawInstr, check: Callable[[OperandDecoder, S.RawInstr, list[Q]], T]
+    ) -> T:
+        """`check(self, instr, qualifiers)` of the instruction's opcode (`check` reads no
+        operand), remembered when it raised and warned nothing: every error and warning is
+        the uncached call's."""
+        key = (check, instr.opcode.text, self.host)
+        known = _QUALIFIED.get(key)
+        if known is not None:
+            return known  # type: ignore[return-value]  # what `check` returned for this key
+        warned = len(self.ctx.warnings)
+        value = check(self, instr, split_opcode(instr.opcode)[1])
+        if len(self.ctx.warnings) == warned:
+            if len(_QUALIFIED) >= _MAX_QUALIFIED:
+                _QUALIFIED.clear()
+            _QUALIFIED[key] = value
+        return value
 
     # ------------------------------------------------------------ operands
 

@@ -20,7 +20,14 @@ from pisa_mm.litmus.program import (
 )
 
 
-def fence(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> Fence:
+def fence(dec: OperandDecoder, instr: S.RawInstr) -> Fence:
+    made = dec.qualified(instr, _fence)
+    dec.nargs(instr, 0, "none")  # checked in its place by `_fence` when it ran
+    return made
+
+
+def _fence(dec: OperandDecoder, instr: S.RawInstr, quals: list[Q]) -> Fence:
+    """The fence of these qualifiers (PISA 9.2), its operands counted in between."""
     m = classify("fence", quals)
     only("fence", m, {"space", "order", "scope"})
     dec.nargs(instr, 0, "none")

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import functools
+
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span, int_literal
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode import atomics, memory, registers, sync
 from pisa_mm.litmus.decode.context import RegInfo, fail
 from pisa_mm.litmus.decode.operands import OperandDecoder
-from pisa_mm.litmus.decode.qualifiers import Q, split_opcode
+from pisa_mm.litmus.decode.qualifiers import split_opcode
 from pisa_mm.litmus.program import Goto, Instruction, Op
 
 _MNEMONICS = sorted(
@@ -21,21 +23,22 @@ _MNEMONICS = sorted(
 class ThreadDecoder(OperandDecoder):
     """Decodes a whole thread body into instructions and its register table."""
 
-    def decode(self, instr: S.RawInstr, split: tuple[str, list[Q]] | None = None) -> list[Op]:
-        """One instruction's ops; `split`: its `split_opcode`, when the caller has it."""
+    def decode(self, instr: S.RawInstr) -> list[Op]:
+        """One instruction's ops."""
         self.instr_span = instr.span
         text = instr.opcode.text
         if text.startswith("cp.async"):
             return memory.cp_async(self, instr)
-        mnemonic, quals = split_opcode(instr.opcode) if split is None else split
+        mnemonic = _shape(text)[0]
         if mnemonic in ("ld", "st"):
-            return [memory.ld_st(self, instr, mnemonic, quals)]
+            return [memory.ld_st(self, instr, mnemonic)]
         if mnemonic == "iatom":
-            return [atomics.iatom(self, instr, quals)]
+            return [atomics.iatom(self, instr)]
+        if mnemonic == "fence":
+            return [sync.fence(self, instr)]
+        quals = split_opcode(instr.opcode)[1]
         if mnemonic == "fatom":
             return [atomics.fatom(self, instr, quals)]
-        if mnemonic == "fence":
-            return [sync.fence(self, instr, quals)]
         if mnemonic == "barrier":
             return [sync.barrier(self, instr, quals)]
         if mnemonic in isa.ALU:
@@ -71,21 +74,19 @@ class ThreadDecoder(OperandDecoder):
 
     def run(self) -> tuple[list[Instruction], list[str], dict[str, RegInfo]]:
         """Decode the body: instructions (labels attached), end labels, register table."""
-        splits: dict[int, tuple[str, list[Q]]] = {}  # by statement index: split once
-        for i, st in enumerate(self.raw.body):
+        for st in self.raw.body:
             if isinstance(st, S.RawRegDecl):
                 self.declare(st)
             elif isinstance(st, S.RawInstr):
-                mnemonic, quals = splits[i] = split_opcode(st.opcode)
-                vecs = [q for q in quals if q.text in isa.VECS]
-                if mnemonic in ("ld", "st") and vecs and st.operands:
+                mnemonic, vector = _shape(st.opcode.text)
+                if mnemonic in ("ld", "st") and vector and st.operands:
                     target = st.operands[0] if mnemonic == "ld" else st.operands[-1]
                     if isinstance(target, S.RawReg):
                         self.vector_names.add(target.name)
         body: list[Instruction] = []
         pending: list[str] = []
         seen_labels: dict[str, Span] = {}
-        for i, st in enumerate(self.raw.body):
+        for st in self.raw.body:
             if isinstance(st, S.RawLabel):
                 if st.name in seen_labels:
                     fail(st.span, f"duplicate label '{st.name}' in P{self.index}", "label")
@@ -93,7 +94,7 @@ class ThreadDecoder(OperandDecoder):
                 pending.append(st.name)
             elif isinstance(st, S.RawInstr):
                 self.cur = []
-                ops = self.decode(st, splits[i])
+                ops = self.decode(st)
                 for k, op in enumerate(ops):
                     labels = tuple(pending) if k == 0 else ()
                     body.append(Instruction(op, len(body), st.span, st.text, labels))
@@ -194,6 +195,13 @@ class ThreadDecoder(OperandDecoder):
                         Diagnostic(Severity.NOTE, origin, info.span, "width"),
                     )
                 )
+
+
+@functools.lru_cache(maxsize=4096)
+def _shape(opcode: str) -> tuple[str, bool]:
+    """An opcode's mnemonic, and whether a qualifier is a vector one (`.v2`, `.v4`)."""
+    mnemonic, *quals = opcode.split(".")
+    return mnemonic, any(q in isa.VECS for q in quals)
 
 
 def expand_range(n: S.Name) -> list[str]:
