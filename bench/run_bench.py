@@ -87,8 +87,14 @@ SUITE_LIMIT = 120.0  # CPU seconds of one engine on one test of a suite (auto se
 # ---------------------------------------------------------------- start-up
 
 
-# What the installed `pisa-mm` script runs (not `python -m pisa_mm.cli`, which adds runpy).
-ENTRY = "import re, sys; from pisa_mm.entry import main; sys.exit(main())"  # the script's
+# What the installed `pisa-mm` script runs (not `python -m pisa_mm.cli`, which adds runpy);
+# a baseline tree older than pisa_mm/entry.py had the script call `cli.main` itself.
+ENTRY = (
+    "import re, sys\n"
+    "try:\n    from pisa_mm.entry import main\n"
+    "except ModuleNotFoundError:\n    from pisa_mm.cli import main\n"
+    "sys.exit(main())"
+)
 
 
 def _entry_point(src: Path, env: dict[str, str], *argv: str) -> tuple[float, float]:
