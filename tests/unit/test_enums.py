@@ -47,6 +47,9 @@ def shape(cls):
         "names": list(cls.__members__), "by_value": [cls(m.value).name for m in members],
         "order": [[a < b for b in members] for a in members] if issubclass(cls, int) else None,
         "properties": sorted(k for k, v in vars(cls).items() if isinstance(v, property)),
+        # members held by the class itself, not behind a redirect run at each `Kind.READ`
+        "stored": sorted(k for k, v in vars(cls).items() if isinstance(v, cls)),
+        "redirects": sorted(k for k, v in vars(cls).items() if isinstance(v, enum.property)),
     }
 
 
