@@ -4,12 +4,9 @@ members do)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from fresh_process import run_script
 
 # In a fresh process: each enum of the tree built both ways (pisa_mm.enums._made is wrapped
 # to keep each class body), then compared.
@@ -69,15 +66,7 @@ print(json.dumps(out))
 
 
 def test_every_enum_of_the_tree_is_the_class_enumtype_makes(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)},
-    )
-    classes = json.loads(done.stdout)
+    classes = run_script(SCRIPT, tmp_path)
     assert len(classes) >= 40  # the whole tree
     for c in classes:
         assert not c["differs"], (c["class"], c["differs"])

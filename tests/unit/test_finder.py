@@ -5,12 +5,11 @@ the import system."""
 from __future__ import annotations
 
 import importlib
-import json
 import os
 import py_compile
-import subprocess
-import sys
 from pathlib import Path
+
+from fresh_process import run_script
 
 from pisa_mm import finder
 
@@ -49,16 +48,7 @@ print(json.dumps(out))
 
 
 def test_every_module_of_the_package_is_loaded_as_the_path_finder_would(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)}
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env=env,
-    )
-    modules = json.loads(done.stdout)
+    modules = run_script(SCRIPT, tmp_path)
     assert len(modules) > 100
     usual = [m["name"] for m in modules if not m["ours"]]
     assert usual == ["pisa_mm.finder"]  # imported by the package before it is installed

@@ -3,10 +3,9 @@ docs/architecture.md "Start-up"): none of the modules only a rare path needs."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
+
+from fresh_process import run_script
 
 ROOT = Path(__file__).resolve().parents[2]
 MP = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
@@ -37,19 +36,8 @@ print(json.dumps([code, sorted(sys.modules)]))
 
 
 def test_a_warm_run_of_one_test_imports_no_rare_module(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path)}
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", SCRIPT],
-            capture_output=True,
-            text=True,
-            env=env,
-            cwd=ROOT,
-            check=True,
-        )
-        for _ in range(2)  # the first one fills the caches
-    ]
-    code, modules = json.loads(runs[1].stdout)
+    run_script(SCRIPT, tmp_path)  # fills the caches
+    code, modules = run_script(SCRIPT, tmp_path)
     assert code == 0
     imported = {name: why for name, why in RARE.items() if name in modules}
     assert not imported, imported

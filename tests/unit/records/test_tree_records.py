@@ -4,12 +4,9 @@ of `__init__`, and what every method does) and pickled state."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
+from fresh_process import run_script
 
 # In a fresh process: record() builds each class of the tree twice (from two copies of the
 # undecorated class), by `_make` and by `dataclasses`, and the two are compared.
@@ -157,15 +154,7 @@ print(json.dumps(out))
 
 
 def test_every_record_of_the_tree_is_built_as_dataclasses_builds_it(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(tmp_path), "PYTHONHASHSEED": "0"},
-    )
-    classes = json.loads(done.stdout)
+    classes = run_script(SCRIPT, tmp_path, PYTHONHASHSEED="0")
     assert len(classes) > 150  # the whole tree, not one module
     declined = [c["class"] for c in classes if c.get("declined")]
     assert not declined  # the builder makes every class of the tree itself
