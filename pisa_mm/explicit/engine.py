@@ -263,12 +263,14 @@ def _pruner(static: _Static, evaluator: Evaluator | None) -> Prune | None:
     return keep
 
 
-def _forced_pairs(static: _Static, forcing: ForcedOrders | None) -> ForcedPairs | None:
-    """The pairs of writes `forcing` shows ordered, asked with co given as those pairs."""
-    if forcing is None:
-        return None
+def _forced_pairs(static: _Static, compiled: _Compiled) -> ForcedPairs:
+    """The pairs of writes the pruning axioms show ordered (explicit/forced.py), asked with
+    co given as those pairs; the forcing model is compiled on the first question."""
 
     def forced(bare: Candidate, asked: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+        forcing = compiled.forcing
+        if forcing is None:
+            return frozenset()
         base = base_relations(static, bare)
         return forcing.pairs(replace(base, rels={**base.rels, "co": asked}), (static, bare.events))
 
@@ -307,7 +309,7 @@ def _judged(
     compiled = _compiled(model, static.fixed_locs is not None)
     evaluator = compiled.evaluator
     pruner = _pruner(static, compiled.pruner) if prune else None
-    forced = _forced_pairs(static, compiled.forcing) if prune else None
+    forced = _forced_pairs(static, compiled) if prune else None
     for cand in candidates(es, pruner, paths_wanted, forced):
         # The static key names the structure too: the evaluators outlive this test.
         result = evaluator.evaluate(

@@ -80,7 +80,7 @@ def _tools(es: EventStructure, model: Model) -> tuple[cands.Prune, cands.ForcedP
     compiled = _compiled(model, static.fixed_locs is not None)
     prune = _pruner(static, compiled.pruner)
     assert prune is not None
-    return prune, _forced_pairs(static, compiled.forcing)
+    return prune, _forced_pairs(static, compiled) if compiled.forcing is not None else None
 
 
 def _first_choice(es: EventStructure) -> cands._Choice:
