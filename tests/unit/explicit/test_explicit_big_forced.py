@@ -75,12 +75,18 @@ def _model(name: str) -> Model:
 MODELS = ["pisa", "pisa-rc11", "pisa-samescope", *CUSTOM]
 
 
-def _tools(es: EventStructure, model: Model) -> tuple[cands.Prune, cands.ForcedPairs | None]:
+def _tools(
+    body: str, model_name: str
+) -> tuple[EventStructure, cands.Prune, cands.ForcedPairs | None]:
+    """The structure of `body`, and the engine's prune and forced-pairs callbacks for it."""
+    _, es = structure(body)
+    model = _model(model_name)
     static = _Static(es)
     compiled = _compiled(model, static.fixed_locs is not None)
     prune = _pruner(static, compiled.pruner)
     assert prune is not None
-    return prune, _forced_pairs(static, compiled) if compiled.forcing is not None else None
+    forced = _forced_pairs(static, compiled) if compiled.forcing is not None else None
+    return es, prune, forced
 
 
 def _first_choice(es: EventStructure) -> cands._Choice:
@@ -119,9 +125,7 @@ def _asked(es: EventStructure) -> list[tuple[cands.Candidate, tuple[int, int]]]:
 @pytest.mark.parametrize("model_name", MODELS)
 @pytest.mark.parametrize("body", TESTS)
 def test_shown_pairs_are_forced_by_the_pairwise_question(model_name: str, body: str) -> None:
-    _, es = structure(body)
-    model = _model(model_name)
-    prune, forced = _tools(es, model)
+    es, prune, forced = _tools(body, model_name)
     asked = _asked(es)
     truly = {ab for partial, ab in asked if not prune(partial)}
     shown: frozenset[tuple[int, int]] = frozenset()
@@ -150,9 +154,7 @@ def test_shown_pairs_are_forced_by_the_pairwise_question(model_name: str, body: 
 @pytest.mark.parametrize("model_name", MODELS)
 @pytest.mark.parametrize("body", TESTS)
 def test_candidates_are_those_of_the_pairwise_search(model_name: str, body: str) -> None:
-    _, es = structure(body)
-    model = _model(model_name)
-    prune, forced = _tools(es, model)
+    es, prune, forced = _tools(body, model_name)
 
     def listed(f: cands.ForcedPairs | None) -> list[tuple[object, ...]]:
         return [
@@ -170,8 +172,7 @@ def test_pisa_asks_no_pair_one_by_one_on_many_stores(monkeypatch: pytest.MonkeyP
     # P0's 30 stores forced (po is in hb_G), so `_forced` makes no pairwise question
     body = "P0 @ wg 0 {\n" + "".join(f"  st.global.32b [@x], {i};\n" for i in range(30))
     body += "}\nP1 @ wg 1 {\n  ld.global.32b %r0, [@x];\n}\n"
-    _, es = structure(body)
-    prune, forced = _tools(es, load_model("pisa"))
+    es, prune, forced = _tools(body, "pisa")
     asked: list[int] = []
 
     def counting(partial: cands.Candidate) -> bool:
