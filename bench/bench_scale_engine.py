@@ -25,6 +25,16 @@ stores-only 1,000: 2.2 s 65 MB; stores-distinct 1,000: 18.5 s 76 MB; loop 255: 1
 arith 10,000: 1.5 s; two-writers 20: 0.7 s (smt); load-store 2,000: `Unknown (timeout)`,
 751 MB.
 
+Issue 14, item 3 (explicit/forced.py, the big-universe `irreflexive`, the packed row join),
+against 21a01f0 with --baseline /work/base21, `--engine auto`, CPU seconds and peak RSS of
+each child on 2 cores under loads of 13 to 23: stores-only 1,000 / 2,000 / 4,000: 1.3 s
+66 MB / 1.8 s 174 MB / 4.4 s 566 MB (was 2.8 s / 12.3 s then `Unknown` at 120 s wall /
+over the budget); stores 1,000: 12.3 s 71 MB (was 21.0 s), 2,000: 74 s CPU (explicit, no
+budget; the base: `Unknown` at 200 s wall after 46 s CPU); stores-distinct 1,000: 11.7 s
+(was 18.3 s); threads 8,000 (explicit): 17.3 s 1,727 MB (was 19.0 s, 1,727 MB); loads
+4,000: 3.2 s 248 MB (was 3.4 s). two-writers and load-store are not easy (C(n, n/2)
+coherence orders, (n+1)^n rf choices): `Unknown` at 1,000 before and after.
+
 Further shapes for issue 14's variants: `stores-only` (no reader: one candidate),
 `stores-distinct` (distinct values: n+1 states), `two-writers` (two work-items of n/2 stores:
 C(n, n/2) coherence orders), `load-store` (n work-items each loading and storing @x: a

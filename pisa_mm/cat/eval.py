@@ -86,6 +86,9 @@ _ROWS_KEPT = 16
 # each holds about this many bytes at most (each entry is n*n bits: 72 MB at the 24,000
 # events of 8,000 work-items), and never fewer than 2.
 _KEPT_BYTES = 1 << 28
+# `Evaluator._irreflexive` keeps the last left operand of each term (to see it recur) only
+# on universes whose relations have at most this many bits (8 MB: 8,192 events).
+_KEPT_LEFT = 1 << 26
 # Definitions this many levels deep (through other definitions) or more compute their
 # dependencies bottom up before themselves (`_forcing`), instead of recursing into them.
 _DEEP = 32
@@ -713,6 +716,13 @@ def _depths(parents: Sequence[int | None]) -> list[int]:
     return [d or 0 for d in depth]
 
 
+def _terms(expr: Expr, op: BinaryOp) -> list[Expr]:
+    """The operands of a chain of `op` (nested either way), left to right."""
+    if isinstance(expr, Binary) and expr.op is op:
+        return _terms(expr.left, op) + _terms(expr.right, op)
+    return [expr]
+
+
 def _bits_of(s: int) -> Iterator[int]:
     """The positions of the bits of s, increasing."""
     while s:
@@ -1013,10 +1023,54 @@ class Evaluator:
         fn, static = self._compile(check.expr)
         holds = _TESTS[check.kind]
         if not static and isinstance(check.expr, Unary | Binary):
-            return self._inliner.function(check.expr, f"geo.{_TEST_METHOD[check.kind]}({{}})")
+            inlined = self._inliner.function(check.expr, f"geo.{_TEST_METHOD[check.kind]}({{}})")
+            if check.kind is CheckKind.IRREFLEXIVE:
+                return self._irreflexive(check.expr, inlined)
+            return inlined
 
         def test(c: _Ctx) -> bool:
             return holds(c.geo, fn(c))
+
+        return test
+
+    def _irreflexive(self, expr: Expr, inlined: Callable[[_Ctx], bool]) -> Callable[[_Ctx], bool]:
+        """`irreflexive e`, which on a big universe tests each term `a ; b` of e's unions as
+        `a^-1 & b` empty (x a y b x for some y) once a is the value of the previous
+        evaluation: its transposition is then memoised, where composing a with b (eco,
+        which changes with every candidate) costs n row operations per candidate."""
+        parts: list[tuple[_Fn, _Fn | None, list[int | None]]] = []
+        for term in _terms(expr, BinaryOp.UNION):
+            factors = _terms(term, BinaryOp.SEQ)
+            if len(factors) < 2:
+                parts.append((self._fn_of[id(term)], None, [None]))
+                continue
+            head = factors[0]
+            for f in factors[1:-1]:
+                head = Binary(BinaryOp.SEQ, head, f, f.span)
+            fa = self._fn_of[id(head)] if len(factors) == 2 else self._compile(head)[0]
+            parts.append((fa, self._fn_of[id(factors[-1])], [None]))
+
+        def test(c: _Ctx) -> bool:
+            geo = c.geo
+            if not geo.big or geo.n * geo.n > _KEPT_LEFT:
+                return inlined(c)
+            for left, right, last in parts:
+                a = left(c)
+                if right is None:
+                    if a & geo.diag:
+                        return False
+                    continue
+                if not a:
+                    continue
+                b = right(c)
+                seen = last[0]
+                if seen is a or seen == a:
+                    if geo.transpose(a) & b:
+                        return False
+                elif geo.compose(a, b) & geo.diag:
+                    return False
+                last[0] = a
+            return True
 
         return test
 

@@ -58,6 +58,10 @@ def join(rows: Sequence[int], n: int, stride: int | None = None) -> int:
     copy n**3 bits)."""
     step = n if stride is None else stride
     level = [(i, row) for i, row in enumerate(rows) if row]
+    if step == n and len(level) * 8 >= len(rows) > 8:
+        out = _join_bytes(rows, n)
+        if out is not None:
+            return out
     while len(level) > 1:
         merged = []
         for k in range(0, len(level) - 1, 2):
@@ -67,6 +71,26 @@ def join(rows: Sequence[int], n: int, stride: int | None = None) -> int:
             merged.append(level[-1])
         level = merged
     return level[0][1] << (level[0][0] * step) if level else 0
+
+
+def _join_bytes(rows: Sequence[int], n: int) -> int | None:
+    """`join` of rows that are not mostly empty: eight rows of n bits make n bytes, so each
+    group of eight is packed as a small int and the groups' bytes are concatenated, one pass
+    over n*n bits where the pairwise merge makes log n. None when a row is wider than n bits
+    (the merge then ORs it into the next rows)."""
+    # Written in place: a list of the groups' bytes and their concatenation would hold
+    # the relation twice more at its peak (72 MB each at 24,000 events).
+    data = bytearray(n * ((len(rows) + 7) // 8))
+    for g in range(0, len(rows), 8):
+        acc = 0
+        for j, row in enumerate(rows[g : g + 8]):
+            if row:
+                acc |= row << (j * n)
+        if acc.bit_length() > 8 * n:
+            return None
+        start = g // 8 * n
+        data[start : start + n] = acc.to_bytes(n, "little")
+    return int.from_bytes(data, "little")
 
 
 def from_positions(positions: Iterable[int], nbits: int) -> int:

@@ -23,7 +23,7 @@ from pisa_mm.records import field, record
 from pisa_mm.values.eval import evaluate
 from pisa_mm.values.expr import Const, Expr
 
-__all__ = ["Candidate", "PathFilter", "Prune", "candidates", "location_address"]
+__all__ = ["Candidate", "ForcedPairs", "PathFilter", "Prune", "candidates", "location_address"]
 
 
 @record
@@ -101,6 +101,11 @@ class Candidate:
 
 # Called on partial candidates; False means no completion can be allowed (skip them all).
 Prune = Callable[[Candidate], bool]
+
+# Called on a partial candidate without coherence and the pairs (a, b) of writes to ask
+# about: those of them that every completion `Prune` keeps has a before b (for many pairs in
+# one evaluation, explicit/forced.py; the others are asked of `Prune` one by one).
+ForcedPairs = Callable[[Candidate, frozenset[tuple[int, int]]], frozenset[tuple[int, int]]]
 
 # Called on each choice of paths (one per work-item, in thread order) before any rf or co
 # is chosen; False skips every candidate on those paths (e.g. liveness wants only those
@@ -240,21 +245,25 @@ class _Resolver:
 
 
 def candidates(
-    es: EventStructure, prune: Prune | None = None, paths_wanted: PathFilter | None = None
+    es: EventStructure,
+    prune: Prune | None = None,
+    paths_wanted: PathFilter | None = None,
+    forced_pairs: ForcedPairs | None = None,
 ) -> Iterator[Candidate]:
     """Every well-formed candidate execution, in a deterministic order.
 
     `prune`, if given, is asked about partial candidates (rf chosen for some reads, when the
     events and locations do not depend on values; a prefix of co) and may cut them: it must
     answer False only when no completion is wanted. `paths_wanted`, if given, restricts the
-    enumeration to the choices of paths it accepts.
+    enumeration to the choices of paths it accepts. `forced_pairs`, if given with `prune`,
+    answers many of the coherence questions `prune` would be asked one by one.
     """
     inits = [e.id for e in es.events if e.thread is None]
     for choice in itertools.product(*(range(len(t.paths)) for t in es.threads)):
         paths = tuple(t.paths[i] for t, i in zip(es.threads, choice, strict=True))
         if paths_wanted is not None and not paths_wanted(paths):
             continue
-        yield from _Choice(es, paths, tuple(choice), inits, prune).candidates()
+        yield from _Choice(es, paths, tuple(choice), inits, prune, forced_pairs).candidates()
 
 
 def _static_locations(paths: Sequence[Path], events: Sequence[Event]) -> dict[int, Location] | None:
@@ -290,8 +299,10 @@ class _Choice:
         choice: tuple[int, ...],
         inits: Sequence[int],
         prune: Prune | None,
+        forced_pairs: ForcedPairs | None = None,
     ) -> None:
         self.es, self.paths, self.choice, self.prune = es, paths, choice, prune
+        self.forced_pairs = forced_pairs
         present = sorted(set(inits) | {eid for p in paths for eid in p.events})
         self.events = [es.events[i] for i in present]
         self.collectives = {
@@ -553,9 +564,7 @@ class _Choice:
         all_locs = sorted(set(init_of) | set(by_loc))
         co: CoOrders = {loc: (init_of[loc],) if loc in init_of else () for loc in all_locs}
         pending = {loc: frozenset(by_loc.get(loc, ())) for loc in all_locs}
-        forced: dict[int, int] = {}
-        for loc, writes in by_loc.items():
-            forced.update(self._forced(loc, init_of.get(loc), writes, ids, locs, rf))
+        forced = self._forced(init_of, by_loc, ids, locs, rf)
 
         def keep() -> bool:
             if self.prune is None:
@@ -566,9 +575,8 @@ class _Choice:
 
     def _forced(
         self,
-        loc: Location,
-        init: int | None,
-        writes: list[int],
+        init_of: Mapping[Location, int],
+        by_loc: Mapping[Location, list[int]],
         ids: frozenset[int],
         locs: Mapping[int, Location],
         rf: frozenset[tuple[int, int]],
@@ -580,21 +588,37 @@ class _Choice:
         (m-1 evaluations where the search would try each of m writes at every step), and
         only from three writes on (with two the search costs no more). A write whose
         predecessor is still pending is never tried next (`_co_search`): the orders, and
-        the candidates, are those the search would keep without it, in the same order."""
+        the candidates, are those the search would keep without it, in the same order.
+
+        `forced_pairs` (explicit/forced.py) answers, in one evaluation for every location,
+        the pairs the model's syntax shows forced: each of them the question above answers
+        forced too, so only the others are asked one by one, and the answer is the same."""
         out: dict[int, int] = {}
-        if self.prune is None or len(writes) < 3:
+        if self.prune is None:
             return out
-        by_thread: dict[int | None, list[int]] = {}
-        for w in writes:
-            by_thread.setdefault(self.es.events[w].thread, []).append(w)
-        head = () if init is None else (init,)
-        for group in by_thread.values():
-            for a, b in itertools.pairwise(group):
+        asked: list[tuple[Location, int, int]] = []
+        for loc, writes in by_loc.items():
+            if len(writes) < 3:
+                continue
+            by_thread: dict[int | None, list[int]] = {}
+            for w in writes:
+                by_thread.setdefault(self.es.events[w].thread, []).append(w)
+            for group in by_thread.values():
+                asked.extend((loc, a, b) for a, b in itertools.pairwise(group))
+        shown: frozenset[tuple[int, int]] = frozenset()
+        if self.forced_pairs is not None and asked:
+            bare = self._candidate(ids, rf, {}, locs, {}, {}, {})
+            shown = self.forced_pairs(bare, frozenset((a, b) for _, a, b in asked))
+        for loc, a, b in asked:
+            if (a, b) not in shown:
+                init = init_of.get(loc)
+                head = () if init is None else (init,)
                 partial = self._candidate(
                     ids, rf, {loc: (*head, b)}, locs, {}, {}, {loc: frozenset({a})}
                 )
-                if not self.prune(partial):
-                    out[b] = a
+                if self.prune(partial):
+                    continue
+            out[b] = a
         return out
 
     @staticmethod

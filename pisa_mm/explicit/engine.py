@@ -19,7 +19,8 @@ from pisa_mm.events.relations import (
     static_relations,
     static_sets,
 )
-from pisa_mm.explicit.candidates import Candidate, PathFilter, Prune, candidates
+from pisa_mm.explicit.candidates import Candidate, ForcedPairs, PathFilter, Prune, candidates
+from pisa_mm.explicit.forced import ForcedOrders, forcing_model
 from pisa_mm.explicit.monotone import monotone_axioms
 from pisa_mm.explicit.size import candidate_space
 from pisa_mm.litmus.program import LitmusTest, MemObs, Observable, Quantifier, RegObs
@@ -199,6 +200,8 @@ class _Compiled:
         self._evaluator: Evaluator | None = None
         self._pruner: Evaluator | None = None
         self._pruner_done = False
+        self._forcing: ForcedOrders | None = None
+        self._forcing_done = False
 
     @property
     def evaluator(self) -> Evaluator:
@@ -214,6 +217,18 @@ class _Compiled:
                 self._pruner = Evaluator(self.model, checks=names, dynamic=self.dynamic)
             self._pruner_done = True
         return self._pruner
+
+    @property
+    def forcing(self) -> ForcedOrders | None:
+        """The coherence pairs the pruning axioms force, for `candidates` (None when their
+        syntax shows none: explicit/forced.py)."""
+        if not self._forcing_done:
+            names = monotone_axioms(self.model, frozenset({"rf", "co"}))
+            extended = forcing_model(self.model, names) if names else None
+            if extended is not None:
+                self._forcing = ForcedOrders(extended, self.dynamic)
+            self._forcing_done = True
+        return self._forcing
 
 
 # Per thread (an Evaluator keeps the session of its last static key) and per model, so that
@@ -248,6 +263,20 @@ def _pruner(static: _Static, evaluator: Evaluator | None) -> Prune | None:
     return keep
 
 
+def _forced_pairs(static: _Static, compiled: _Compiled) -> ForcedPairs:
+    """The pairs of writes the pruning axioms show ordered (explicit/forced.py), asked with
+    co given as those pairs; the forcing model is compiled on the first question."""
+
+    def forced(bare: Candidate, asked: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+        forcing = compiled.forcing
+        if forcing is None:
+            return frozenset()
+        base = base_relations(static, bare)
+        return forcing.pairs(replace(base, rels={**base.rels, "co": asked}), (static, bare.events))
+
+    return forced
+
+
 def executions(
     es: EventStructure,
     model: Model,
@@ -280,7 +309,8 @@ def _judged(
     compiled = _compiled(model, static.fixed_locs is not None)
     evaluator = compiled.evaluator
     pruner = _pruner(static, compiled.pruner) if prune else None
-    for cand in candidates(es, pruner, paths_wanted):
+    forced = _forced_pairs(static, compiled) if prune else None
+    for cand in candidates(es, pruner, paths_wanted, forced):
         # The static key names the structure too: the evaluators outlive this test.
         result = evaluator.evaluate(
             base_relations(static, cand),

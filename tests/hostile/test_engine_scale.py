@@ -137,3 +137,17 @@ def test_1000_stores_of_one_work_item(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize("n", [2000, 4000])
 def test_storing_work_items(tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int) -> None:
     _check_threads(_run(tmp_path, capsys, many_threads(n)))
+
+
+@pytest.mark.parametrize("n", [1000, pytest.param(4000, marks=pytest.mark.slow)])
+def test_stores_without_a_reader(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], n: int
+) -> None:
+    # One work-item storing 0..n-1 to @x, no reader: one candidate, whose coherence order
+    # the model forces write by write (explicit/forced.py answers the n-1 pairs at once).
+    # why: coherence (po-loc in co) makes the last store co-last, so @x ends as n-1
+    from bench_scale_engine import stores_only
+
+    out = _run(tmp_path, capsys, stores_only(n)).splitlines()
+    assert "States 1" in out and f"@x={n - 1};" in out
+    assert "Observation StoresOnly Never 0 1" in out
