@@ -11,6 +11,7 @@ from fresh_process import run_script
 
 from pisa_mm.runner import job as job_mod
 from pisa_mm.runner.budget import Budget
+from pisa_mm.runner.guard import interruptible
 from pisa_mm.runner.job import EngineTask, Loaded, warm_process
 
 WARMED = """
@@ -51,14 +52,20 @@ class _Endless:
             pass
 
 
+# each under `interruptible`, as every command runs (cli.main): a signal an earlier test
+# received is forgotten there
+
+
 def test_a_failing_warm_up_is_dropped() -> None:
-    warm_process(_Failing(), Budget(None, None))
+    with interruptible():
+        warm_process(_Failing(), Budget(None, None))
 
 
 def test_a_slow_warm_up_is_cut_at_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(job_mod, "WARM_LIMIT", 0.2)
-    warm_process(_Endless(), Budget(None, None))
-    warm_process(_Endless(), Budget(30.0, None))
+    with interruptible():
+        warm_process(_Endless(), Budget(None, None))
+        warm_process(_Endless(), Budget(30.0, None))
 
 
 def test_a_warm_up_runs_the_task_on_a_valid_test() -> None:
@@ -69,6 +76,7 @@ def test_a_warm_up_runs_the_task_on_a_valid_test() -> None:
             seen.append(loaded)
             return ()
 
-    warm_process(Watching(("pisa",), ("explicit",)), Budget(None, None))
+    with interruptible():
+        warm_process(Watching(("pisa",), ("explicit",)), Budget(None, None))
     assert len(seen) == 1
     assert seen[0].error is None and seen[0].structure is not None
