@@ -27,9 +27,12 @@ class State:
     shown: tuple[str, ...] = field(default=(), compare=False)
 
     def __str__(self) -> str:
-        if len(self.shown) == len(self.values):
-            return " ".join(f"{k}={v};" for (k, _), v in zip(self.values, self.shown, strict=True))
-        return " ".join(f"{k}={v};" for k, v in self.values)
+        # list comprehensions: `join` makes a list of a generator first (the parent of a
+        # --jobs N run prints every state of every test)
+        values = self.values
+        if len(self.shown) == len(values):
+            return " ".join([f"{k}={v};" for (k, _), v in zip(values, self.shown, strict=True)])
+        return " ".join([f"{k}={v};" for k, v in values])
 
 
 class LivenessStatus(Enum):

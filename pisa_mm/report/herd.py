@@ -47,12 +47,13 @@ def render_result(result: TestResult, *, time: bool = True) -> str:
         return _verdict_block(lines, result, time=time)
     lines.append(f"States {len(result.states)}")
     # by their values, as State's order is (a key, not a comparison method call per pair)
-    lines.extend(str(s) for s in sorted(result.states, key=_values))
+    lines += [str(s) for s in sorted(result.states, key=_values)]
     lines.append(result.verdict.value)
     lines.append("Witnesses" if result.counts_executions else "Witnesses (states)")
     lines.append(f"Positive: {result.positive} Negative: {result.negative}")
     # A flag only cut executions raise is `Flag NAME (cut)`.
-    lines.extend(f"Flag {label}" for label in sorted({f.label for f in result.flags}))
+    if result.flags:
+        lines += [f"Flag {label}" for label in sorted({f.label for f in result.flags})]
     if result.cut:
         lines.append(cut_line(result.cut, result.counts_executions))
     lines.append(f"Condition {result.condition_text}")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import check_interrupted, ignore_interrupts
-from pisa_mm.runner.job import Job, Record, Spent, Status, run_job, under_budget
+from pisa_mm.runner.job import Job, Record, Spent, Status, run_job, under_budget, warm_process
 
 if TYPE_CHECKING:
     from concurrent.futures import Future
@@ -152,6 +152,12 @@ def _execute_in_pool(
 
     from pebble import ProcessExpired, ProcessPool
 
+    first = next(chunks, None)
+    if first is None:
+        return
+    chunks = itertools.chain([first], chunks)
+    warm_process(first[0].task, budget)
+    _settle_garbage_collector()  # the warm-up's modules and tables too
     kill_after = None if budget.timeout is None else budget.timeout + GRACE
     pool = ProcessPool(
         max_workers=workers, initializer=_init_worker, context=multiprocessing.get_context("fork")

@@ -6,6 +6,7 @@ import marshal
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -125,3 +126,28 @@ def test_the_former_records_table_is_removed(entry: Path) -> None:
     codecache.compiled(SOURCE, "g", "<test>")
     codecache.CODES.save()
     assert entry.exists() and not old.exists()
+
+
+def test_a_source_the_table_lacks_is_compiled_once_per_process(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # was: compiled again at every use until a process that exits normally saved it, and a
+    # pool's workers never do: with --jobs N each worker compiled cat/inline.py's functions
+    # on every test
+    import builtins
+
+    compiles: list[str] = []
+    real = builtins.compile
+
+    def counting(source: str, *args: Any, **kwargs: Any) -> Any:
+        compiles.append(source)
+        return real(source, *args, **kwargs)
+
+    codes = codecache.Codes()
+    codes.stored = {}  # an empty table: every source misses
+    monkeypatch.setattr(codecache, "compile", counting, raising=False)
+    monkeypatch.setattr("atexit.register", lambda fn: fn)  # no save at the test run's exit
+    source = "def f():\n    return 1\n"
+    first = codes.compiled(source, "group", "<test>")
+    assert codes.compiled(source, "group", "<test>") is first
+    assert compiles == [source]
