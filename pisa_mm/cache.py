@@ -13,7 +13,8 @@ import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+
+from pisa_mm.hints import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from lark import Lark

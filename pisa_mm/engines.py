@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
 
 from pisa_mm.errors import PisaMMError
+from pisa_mm.hints import TYPE_CHECKING, cast
 from pisa_mm.records import record
 
 if TYPE_CHECKING:

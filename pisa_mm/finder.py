@@ -25,7 +25,11 @@ import sys
 from _frozen_importlib import ModuleSpec
 from _frozen_importlib_external import MAGIC_NUMBER, SourceFileLoader
 from types import CodeType, ModuleType
-from typing import Any, ClassVar
+
+from pisa_mm.hints import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from typing import ClassVar
 
 __all__ = ["install"]
 
