@@ -52,6 +52,11 @@ def _plural(singular: str, plural: str, n: int) -> str:
 def main() -> int:
     for signum in (_signal.SIGINT, _signal.SIGTERM):
         _signal.signal(signum, _stop)
+    from pisa_mm.regexes import prime
+
+    # before the first regex is compiled, by argparse or a module of the package; the
+    # subcommand is the first word that is not an option (as `cli.main` reads it)
+    prime(next((word for word in sys.argv[1:] if not word.startswith("-")), ""))
     _import_argparse()
     from pisa_mm.cli import main as cli_main
 
