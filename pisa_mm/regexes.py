@@ -9,8 +9,9 @@ groups to `_sre.compile`, which checks the program and makes the `Pattern`. `pri
 of the table of compiled code, pisa_mm/codecache.py: sealed, and only read by the same
 Python), each made by `_sre.compile` from exactly what `_compiler.compile` would give it, so
 that `re.compile` returns an equal `Pattern` (same pattern, flags and program:
-`Pattern.__eq__` compares them) without compiling. At exit, the patterns compiled since are added (their programs computed
-then, once). Only under CPython 3.11, whose `re` this follows; elsewhere `prime` does nothing.
+`Pattern.__eq__` compares them) without compiling. At exit, the patterns compiled since are
+added (their programs computed then, once). Only under CPython 3.11, whose `re` this
+follows; elsewhere `prime` does nothing.
 The table keeps what `re._cache` holds at exit, which `re` bounds (`re._MAXCACHE`).
 """
 
