@@ -4,15 +4,15 @@ A one-test run compiles ~40 regexes (argparse's, the litmus parser's and lexer's
 ...): 24 M instructions of 300 M, more than any module's import. `re.compile` looks a pattern
 up in `re._cache` first, by (type, pattern, flags), and compiles it only on a miss: what it
 compiles is the SRE program (`re._compiler._code`) handed with the pattern's flags and
-groups to `_sre.compile`, which checks the program and makes the `Pattern`. `prime` fills
-`re._cache` from the programs a process of the same subcommand stored before (group "re run"
+groups to `_sre.compile`, which checks the program and makes the `Pattern`. `prime` gives
+`re._cache` the programs a process of the same subcommand stored before (group "re run"
 of the table of compiled code, pisa_mm/codecache.py: sealed, and only read by the same
 Python), each made by `_sre.compile` from exactly what `_compiler.compile` would give it, so
 that `re.compile` returns an equal `Pattern` (same pattern, flags and program:
-`Pattern.__eq__` compares them) without compiling. At exit, the patterns compiled since are
-added (their programs computed then, once). Only under CPython 3.11, whose `re` this
-follows; elsewhere `prime` does nothing.
-The table keeps what `re._cache` holds at exit, which `re` bounds (`re._MAXCACHE`).
+`Pattern.__eq__` compares them) without compiling. A pattern is made when `re` first asks
+for it, so the group written back at exit when some pattern missed holds what this process
+used (as the code groups do), each program computed once. Only under CPython 3.11, whose
+`re` this follows; elsewhere `prime` does nothing.
 """
 
 from __future__ import annotations
@@ -31,35 +31,54 @@ _Key = tuple[str, int]
 # (flags, program, groups - 1, name -> group, group -> name): `_sre.compile`'s arguments
 _Program = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
 
-# the patterns put into `re._cache` from the table; None until `prime` ran
-_primed: set[_Key] | None = None
-
 
 def prime(command: str) -> None:
-    """Put the patterns stored by earlier processes of the subcommand `command` into `re`'s
-    cache (once per process). A group per subcommand: each compiles its own few dozen, and a
-    `run` then builds only the patterns a `run` compiles."""
-    global _primed
+    """Give `re`'s cache the programs stored by earlier processes of the subcommand `command`
+    (once per process). A group per subcommand: each compiles its own few dozen."""
     cache = getattr(re, "_cache", None)
-    if _primed is not None or sys.version_info[:2] != (3, 11) or not isinstance(cache, dict):
+    if sys.version_info[:2] != (3, 11) or type(cache) is not dict:  # another Python, or primed
         return
-    primed = _primed = set()
     import atexit
-    from _sre import compile as sre_compile  # type: ignore[import-not-found]
 
     from pisa_mm.codecache import CODES
 
     group = f"re {command}"
-    stored: dict[Any, Any] = CODES.group(group)
-    for key, program in stored.items():
-        try:
-            pattern, flags = key
-            if (str, pattern, flags) not in cache and not flags & _UNCACHED:
-                cache[str, pattern, flags] = sre_compile(pattern, *program)
-                primed.add(key)
-        except Exception:  # a program `_sre` refuses (its own check), a malformed entry
-            continue
+    primed = _Cache(cache, CODES.group(group))
+    re._cache = primed  # type: ignore[attr-defined]
     atexit.register(_save, command, primed)
+
+
+class _Cache(dict[Any, Any]):
+    """`re._cache` (type, pattern, flags) -> `Pattern`, which makes a pattern it lacks from
+    its stored program, if there is one, before `re` compiles it (`re._compile` reads the
+    cache by subscript: a miss calls `__missing__`, a KeyError from it compiles). Only what
+    is asked for is made: a group may hold what a cold run compiled (lark's patterns, when
+    a model was parsed) that warm runs never use."""
+
+    def __init__(self, entries: dict[Any, Any], stored: dict[Any, Any]) -> None:
+        super().__init__(entries)
+        self.stored = stored  # (pattern, flags) -> program
+        self.made: set[_Key] = set()  # what was made from a stored program
+
+    def __missing__(self, key: Any) -> Any:
+        kind, pattern, flags = key
+        program = self.stored.get((pattern, flags)) if kind is str else None
+        if program is None or not isinstance(flags, int) or flags & _UNCACHED:
+            raise KeyError(key)
+        from _sre import compile as sre_compile  # type: ignore[import-not-found]
+
+        try:
+            made_flags, code, *rest = program
+            # the program's words as C unsigned ints (SRE_CODE): unmarshalled as one bytes
+            # object where a list of ints is an object per word
+            made = sre_compile(pattern, made_flags, memoryview(code).cast("I").tolist(), *rest)
+        except Exception:  # a program `_sre` refuses (its own check), a malformed entry
+            raise KeyError(key) from None
+        if len(self) >= getattr(re, "_MAXCACHE", 512):  # re's bound, as re keeps it
+            del self[next(iter(self))]
+        self[key] = made
+        self.made.add((pattern, flags))
+        return made
 
 
 def program(pattern: str, flags: int) -> _Program:
@@ -77,32 +96,30 @@ def program(pattern: str, flags: int) -> _Program:
     return int(flags | state.flags), code, state.groups - 1, groupindex, tuple(indexgroup)
 
 
-def _save(command: str, primed: set[_Key]) -> None:
-    """Store the programs of what `re._cache` holds, if this process compiled any pattern
-    (`primed`: those it did not compile) and `command` is a subcommand (not a mistyped word,
-    whose group would stay in the table)."""
+def _save(command: str, cache: _Cache) -> None:
+    """Store the programs of the patterns this process used, if it compiled any and
+    `command` is a subcommand (not a mistyped word, whose group would stay in the table)."""
     cli = sys.modules.get("pisa_mm.cli")
-    if command not in getattr(cli, "SUBCOMMANDS", ()):
+    if command not in getattr(cli, "SUBCOMMANDS", ()) or getattr(re, "_cache", None) is not cache:
         return
-    cache: dict[Any, Any] = getattr(re, "_cache", {})
     keys = [
         (pattern, flags)
         for kind, pattern, flags in list(cache)
         if kind is str and isinstance(flags, int) and not flags & _UNCACHED
     ]
-    if all(key in primed for key in keys):
+    if all(key in cache.made for key in keys):
         return
-    from pisa_mm.codecache import CODES
-
-    group = f"re {command}"
-    stored: dict[Any, Any] = CODES.group(group)
     table: dict[Any, Any] = {}
     for key in keys:
-        made = stored.get(key) if key in primed else None
+        made = cache.stored.get(key) if key in cache.made else None
         if made is None:
             try:
-                made = program(*key)
+                flags, code, *rest = program(*key)
             except Exception:  # a pattern re compiled once cannot fail again; if it does, skip
                 continue
+            words = b"".join(word.to_bytes(4, sys.byteorder) for word in code)
+            made = (flags, words, *rest)
         table[key] = made
-    CODES.replace(group, table)
+    from pisa_mm.codecache import CODES
+
+    CODES.replace(f"re {command}", table)
