@@ -10,10 +10,12 @@ stale, unreadable or unwritable entry only means the work is done again.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TypeVar
+
+from pisa_mm.hints import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -147,7 +149,15 @@ def pickled(kind: str, key: str, build: Callable[[], T]) -> T:
             raise FileNotFoundError(path)
         stored_key, stored_seal, payload = loads(data)
         if stored_key == key and stored_seal == seal(payload):
-            return loads(payload)  # type: ignore[no-any-return]
+            # what the cache holds is long-lived (a model, lark's tables): no collection while
+            # it is made (the pisa model's 1,180 records ran 3)
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                return loads(payload)  # type: ignore[no-any-return]
+            finally:
+                if collecting:
+                    gc.enable()
     value = build()
     import pickle
 

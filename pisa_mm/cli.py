@@ -9,10 +9,10 @@ import gc
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 from pisa_mm import __version__
 from pisa_mm.errors import PisaMMError
+from pisa_mm.hints import TYPE_CHECKING, Any, NoReturn, Protocol, cast
 
 if TYPE_CHECKING:
     from _typeshed import SupportsWrite

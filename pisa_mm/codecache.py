@@ -29,6 +29,8 @@ import sys
 import threading
 from types import CodeType
 
+from pisa_mm.hints import Any
+
 __all__ = ["compiled"]
 
 # The table's format: "5", a group's table marshalled on its own after its digest (`_sealed`),
@@ -119,6 +121,14 @@ class Codes:
             used[source] = code
             return code
 
+    def replace(self, group: str, table: dict[Any, Any]) -> None:
+        """Store `table` as `group`'s, written now: for a caller that makes a group whole at
+        exit (pisa_mm/regexes.py), whose exit hook may run after `save`'s."""
+        with self._lock:
+            self.groups[group] = self.used[group] = table
+            self.missed.add(group)
+            self.save()
+
     def save(self) -> None:
         """Write the table back: the groups with a miss get the code this process used
         (dropping what an edit made stale), the others keep their bytes as they were."""
@@ -132,6 +142,7 @@ class Codes:
                 code = marshal.dumps(self.used[group])
                 table[group] = _digest(code) + code
             write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
+            self.stored, self.missed = table, set()
             directory = cache_dir()
             if directory is not None:
                 for old in _OLD_ENTRIES:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
+import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, cast
 
 from pisa_mm.errors import PisaMMError
+from pisa_mm.hints import TYPE_CHECKING, cast
 from pisa_mm.records import record
 
 if TYPE_CHECKING:
@@ -106,7 +106,8 @@ _PREFERENCE = ("auto", "smt", "explicit")
 def _import(name: str) -> RunTest | None:
     module_name, _, attr = ENGINES[name].partition(":")
     try:
-        module = importlib.import_module(module_name)
+        __import__(module_name)  # not importlib.import_module: importlib costs start-up time
+        module = sys.modules[module_name]
     except ImportError:
         return None
     fn = getattr(module, attr, None)

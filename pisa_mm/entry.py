@@ -7,7 +7,8 @@ from __future__ import annotations
 import _signal  # type: ignore[import-not-found]  # (no stubs: the C half of `signal`)
 import gc
 import os
-from types import FrameType
+import sys
+from types import FrameType, ModuleType
 
 __all__ = ["main"]
 
@@ -21,9 +22,42 @@ def _stop(signum: int, frame: FrameType | None) -> None:
     os._exit(128 + signum)
 
 
+def _import_argparse() -> None:
+    """argparse, given the identity for the two functions it takes from gettext (`gettext`
+    and `ngettext`, through which it passes each of its messages). gettext compiles a regex
+    as it is imported, and each call of its `gettext` looks for a catalog of the domain
+    "messages", importing `locale` on the first: 8 M instructions of a one-test run (~3%),
+    for messages that no catalog translates (Python ships none, and pisa-mm's own are
+    English). Without a catalog, gettext's functions are the identity (`NullTranslations`);
+    a process that imports gettext after this gets the real module."""
+    if "argparse" in sys.modules or "gettext" in sys.modules:
+        return
+    stand_in = ModuleType("gettext", "gettext's two functions as they are without a catalog")
+    vars(stand_in).update(gettext=_message, ngettext=_plural)
+    sys.modules["gettext"] = stand_in
+    try:
+        import argparse  # noqa: F401  # (imported to be kept in sys.modules)
+    finally:
+        del sys.modules["gettext"]
+
+
+def _message(message: str) -> str:
+    return message
+
+
+def _plural(singular: str, plural: str, n: int) -> str:
+    return singular if n == 1 else plural
+
+
 def main() -> int:
     for signum in (_signal.SIGINT, _signal.SIGTERM):
         _signal.signal(signum, _stop)
+    from pisa_mm.regexes import prime
+
+    # before the first regex is compiled, by argparse or a module of the package; the
+    # subcommand is the first word that is not an option (as `cli.main` reads it)
+    prime(next((word for word in sys.argv[1:] if not word.startswith("-")), ""))
+    _import_argparse()
     from pisa_mm.cli import main as cli_main
 
     code = cli_main()

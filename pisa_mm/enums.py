@@ -23,7 +23,8 @@ from __future__ import annotations
 import enum
 import sys
 import types
-from typing import TYPE_CHECKING, Any
+
+from pisa_mm.hints import TYPE_CHECKING, Any
 
 __all__ = ["Enum", "IntEnum"]
 

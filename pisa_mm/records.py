@@ -39,13 +39,12 @@ import abc
 import re
 import sys
 import threading
-import typing
 from _thread import get_ident
 from collections.abc import Callable, Mapping
 from types import CellType, CodeType, FunctionType, MemberDescriptorType
-from typing import Any, TypeVar, cast, dataclass_transform, overload
 
 from pisa_mm.codecache import compiled
+from pisa_mm.hints import Any, TypeVar, cast, dataclass_transform, overload
 
 __all__ = ["field", "pickled_by_fields", "record", "replace"]
 
@@ -571,11 +570,15 @@ _ANNOTATION_HEAD = re.compile(r"^(?:\s*(\w+)\s*\.)?\s*(\w+)")
 _HEADS: dict[str, tuple[str | None, str]] = {}
 
 
-# what `_special` compares a bare name's value with
-_CLASSVAR: Any = typing.ClassVar
-_GENERIC_ALIAS: Any = typing._GenericAlias  # type: ignore[attr-defined]
 # the `field()` of a field that has no default (a Field is never changed once made)
 _PLAIN = Field(MISSING, MISSING, True, True, None, True, None, MISSING)
+
+
+def _is_classvar(value: Any, typing: Any) -> bool:
+    """Whether `value`, what an annotation names, is `typing.ClassVar` (bare or subscripted)."""
+    return value is typing.ClassVar or (
+        type(value) is typing._GenericAlias and value.__origin__ is typing.ClassVar
+    )
 
 
 def _special(annotation: str, module: dict[str, Any]) -> str:
@@ -588,19 +591,17 @@ def _special(annotation: str, module: dict[str, Any]) -> str:
     prefix, name = head
     if not name:
         return ""
-    typing = sys.modules["typing"]
+    # not imported (a run does not, pisa_mm/hints.py): no ClassVar can be named
+    typing = sys.modules.get("typing")
     dataclasses = sys.modules.get("dataclasses")  # not imported: no InitVar can be named
     if prefix:
         namespace = module.get(prefix)
-        if namespace is not typing and (dataclasses is None or namespace is not dataclasses):
+        if namespace is None or (namespace is not typing and namespace is not dataclasses):
             return ""
         value = getattr(namespace, name, None)
     else:
         value = module.get(name)
-    value = cast(Any, value)
-    if value is typing.ClassVar or (
-        type(value) is typing._GenericAlias and value.__origin__ is typing.ClassVar
-    ):
+    if typing is not None and _is_classvar(value, typing):
         return "ClassVar"
     if dataclasses is not None:
         if value is dataclasses.InitVar or type(value) is dataclasses.InitVar:
@@ -710,6 +711,7 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
             return None
     annotations: dict[str, Any] = own.get("__annotations__", {})
     dataclasses = sys.modules.get("dataclasses")
+    typing = sys.modules.get("typing")  # not imported: no ClassVar can be named
     for name, value in own.items():
         if isinstance(value, Field) and name not in annotations:
             return None  # dataclasses' error
@@ -722,13 +724,11 @@ def _make(cls: type[T], options: dict[str, Any]) -> type[T] | None:
         head = _HEADS.get(annotation)
         if head is not None and not head[0] and dataclasses is None:
             # `_special` inline for a bare name (nearly every field: `int`, `Span`, ...)
-            named: Any = scope.get(head[1])
-            kind = (
-                "ClassVar"
-                if named is _CLASSVAR
-                or (type(named) is _GENERIC_ALIAS and named.__origin__ is _CLASSVAR)
-                else ""
-            )
+            named = scope.get(head[1])
+            if typing is None or isinstance(named, type):  # `int`, `Span`: never ClassVar
+                kind = ""
+            else:
+                kind = "ClassVar" if _is_classvar(named, typing) else ""
         else:
             kind = _special(annotation, scope)
             if kind not in ("", "ClassVar"):

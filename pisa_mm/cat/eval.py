@@ -21,7 +21,6 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Sequence
 from itertools import pairwise
-from typing import Any, Protocol, TypeVar, assert_never, cast
 
 from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
@@ -48,6 +47,7 @@ from pisa_mm.cat.syntax import (
     names_in,
 )
 from pisa_mm.errors import PisaMMError
+from pisa_mm.hints import Any, Protocol, TypeVar, assert_never, cast
 from pisa_mm.records import record
 
 __all__ = [

@@ -16,10 +16,10 @@ their closures, so the generated source stays far from Python's parser limits.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, assert_never
 
 from pisa_mm.cat.syntax import Binary, BinaryOp, Empty, Expr, Name, Ty, Unary, UnaryOp, Universe
 from pisa_mm.codecache import compiled
+from pisa_mm.hints import Any, assert_never
 from pisa_mm.records import field, record
 
 __all__ = ["MAX_DEPTH", "Inliner", "Slots"]

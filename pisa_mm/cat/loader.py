@@ -10,10 +10,10 @@ from __future__ import annotations
 import functools
 import os
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from pisa_mm.cat.syntax import Model
 from pisa_mm.errors import PisaMMError, read_source
+from pisa_mm.hints import TYPE_CHECKING, Any
 
 # Reading a model from its text (pisa_mm/cat/includes.py: pathlib, the parser, lark, the
 # elaborator and the checker) is imported only when a model is not in the cache (start-up).

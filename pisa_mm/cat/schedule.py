@@ -13,7 +13,6 @@ scheduled (those tried before it have computed it). Nothing here knows an axiom 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import assert_never
 
 from pisa_mm.cat.syntax import (
     Binary,
@@ -27,6 +26,7 @@ from pisa_mm.cat.syntax import (
     UnaryOp,
     Universe,
 )
+from pisa_mm.hints import assert_never
 
 __all__ = ["schedule"]
 

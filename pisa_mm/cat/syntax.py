@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from typing import assert_never
 
 from pisa_mm.enums import Enum
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.hints import assert_never
 from pisa_mm.records import field, pickled_by_fields, record, replace
 
 __all__ = [

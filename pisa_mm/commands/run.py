@@ -7,7 +7,6 @@ import functools
 import os
 import stat
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
 
 from pisa_mm.engines import (
     BOUNDED_BY,
@@ -19,6 +18,7 @@ from pisa_mm.engines import (
     get_engine,
 )
 from pisa_mm.errors import MAX_TEST_BYTES, PisaMMError, read_source
+from pisa_mm.hints import TYPE_CHECKING, Any, TypeVar
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.files import check_outputs, model_files

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Set
-from typing import TypeVar
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.layout import Layout
+from pisa_mm.hints import TypeVar
 from pisa_mm.records import field, record
 from pisa_mm.values.expr import Expr
 

@@ -7,11 +7,11 @@ A pair (or member) holds in an execution iff its events happen in it (see docs/e
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from typing import cast
 
 from pisa_mm.cat.compact import Apart, Blocks, Classes, Forest, Rows
 from pisa_mm.events.kinds import Kind, Order, Scope, Space, Tag
 from pisa_mm.events.model import Event, EventStructure, Location, Placement
+from pisa_mm.hints import cast
 
 SET_NAMES = (
     "_",

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pisa_mm.engines import EngineOptions, get_engine
 from pisa_mm.errors import PisaMMError
 from pisa_mm.explicit.size import Shape, candidate_space, shape
+from pisa_mm.hints import TYPE_CHECKING
 from pisa_mm.outcomes.condition import observables
 from pisa_mm.records import record
 

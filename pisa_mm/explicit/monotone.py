@@ -8,8 +8,6 @@ axioms to cut the enumeration of rf and co early, for any model, without knowing
 
 from __future__ import annotations
 
-from typing import assert_never
-
 from pisa_mm.cat.syntax import (
     Binary,
     BinaryOp,
@@ -23,6 +21,7 @@ from pisa_mm.cat.syntax import (
     UnaryOp,
     Universe,
 )
+from pisa_mm.hints import assert_never
 
 __all__ = ["monotone_axioms"]
 

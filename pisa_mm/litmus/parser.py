@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
 
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.hints import Any
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.lexer import Context as C
 from pisa_mm.litmus.lexer import Lexer, at_end

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 from pisa_mm.events.model import EventStructure, Kind, Tag
+from pisa_mm.hints import TYPE_CHECKING
 from pisa_mm.records import record
 
 if TYPE_CHECKING:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
 
 from pisa_mm.enums import IntEnum
 from pisa_mm.events.model import EventStructure, Kind, Path
+from pisa_mm.hints import TYPE_CHECKING
 from pisa_mm.litmus.program import LitmusTest
 from pisa_mm.liveness.blocking import Stopped, block
 from pisa_mm.liveness.loops import SpinLoop, spin_loops

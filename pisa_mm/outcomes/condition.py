@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import assert_never
 
+from pisa_mm.hints import assert_never
 from pisa_mm.litmus.program import (
     And,
     Atom,

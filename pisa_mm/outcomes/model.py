@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from pisa_mm.enums import Enum
 from pisa_mm.litmus.program import Observable
 from pisa_mm.records import field, pickled_by_fields, record
@@ -119,4 +117,6 @@ class TestResult:
     liveness: Liveness | None = None  # None: no spin loop (or not checked)
     verdict_only: bool = False
 
-    __test__: ClassVar[bool] = False  # not a pytest test class, despite its name
+    # not a pytest test class, despite its name; not annotated, so not a field either (a
+    # ClassVar annotation needs typing's own ClassVar at run time, pisa_mm/hints.py)
+    __test__ = False

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TextIO
+
+from pisa_mm.hints import TextIO
 
 __all__ = ["Console", "StdoutClosed"]
 

@@ -11,9 +11,9 @@ import contextlib
 import os
 import stat
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from pisa_mm.errors import PisaMMError
+from pisa_mm.hints import TYPE_CHECKING
 
 # pathlib (with the `urllib.parse` and `ipaddress` it imports) only when a file is written:
 # a run imports this module whatever it writes

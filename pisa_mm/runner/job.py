@@ -11,11 +11,11 @@ import functools
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from pisa_mm.engines import DEFAULT_UNROLL, EngineOptions, get_engine
 from pisa_mm.enums import Enum
 from pisa_mm.errors import PisaMMError
+from pisa_mm.hints import TYPE_CHECKING, Generic, Protocol, TypeVar
 from pisa_mm.records import field, pickled_by_fields, record, replace
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import OutOfTime, check_interrupted, limited

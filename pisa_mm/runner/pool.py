@@ -13,8 +13,8 @@ import collections
 import itertools
 import signal
 from collections.abc import Callable, Generator, Iterator, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
 
+from pisa_mm.hints import TYPE_CHECKING, Any, TypeVar
 from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.guard import check_interrupted, ignore_interrupts

@@ -9,9 +9,9 @@ a new class with `add` and `finish`, added to the list in `commands/run.py`'s
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
 
 from pisa_mm.enums import Enum
+from pisa_mm.hints import Any, Protocol
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.records import field, record
 from pisa_mm.runner.console import Console

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Container
-from typing import assert_never
 
+from pisa_mm.hints import assert_never
 from pisa_mm.values import fp
 from pisa_mm.values.expr import BOOL, Apply, Const, Contribution, Expr, FpFormat, Op, ReadValue
 

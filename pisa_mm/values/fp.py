@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.hints import TYPE_CHECKING
 from pisa_mm.values.expr import FpFormat
 
 # fractions and decimal (4 ms of start-up) are imported by the functions that use them: only

@@ -24,6 +24,7 @@ RARE = {
     "z3": "only the smt engine",
     "pisa_mm.report.graphs": "only --graphs and --html draw (the default is report's)",
     "importlib.util": "the package's finder uses the import system's own classes",
+    "typing": "the run path takes typing's names from pisa_mm/hints.py",
 }
 
 SCRIPT = f"""

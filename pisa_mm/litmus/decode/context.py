@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import NoReturn
-
 from pisa_mm.errors import Diagnostic, PisaMMError, Severity, Span
+from pisa_mm.hints import NoReturn
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.program import VarDecl
 from pisa_mm.records import field, record

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TypeVar
 
 from pisa_mm.errors import Span
 from pisa_mm.events.kinds import Order, Scope, Space
+from pisa_mm.hints import TypeVar
 from pisa_mm.litmus import isa
 from pisa_mm.litmus import syntax as S
 from pisa_mm.litmus.decode.context import SWIZZLE, Ctx, RegInfo, Use, fail

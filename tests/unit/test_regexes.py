@@ -1,0 +1,88 @@
+"""pisa_mm/regexes.py: the patterns put into `re`'s cache from the stored programs are those
+`re.compile` would make, a damaged program is compiled again, and a mistyped command stores
+nothing."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from fresh_process import run_script
+
+from pisa_mm import regexes
+
+ROOT = Path(__file__).resolve().parents[2]
+MP = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
+
+# patterns with what a program carries besides its opcodes: groups by name and number, flags
+# given and inline, lookarounds, repeats, classes, non-ASCII text
+PATTERNS = [
+    (r"[ \t]*(?:%(?P<reg>[A-Za-z_$.][A-Za-z0-9_$.]*)|@(?P<var>\w+))", 0),
+    (r"(?i)cut: (\d+) (executions|states)\b", 0),
+    (r"(?<=a)b(?!c)|(?>x+)y", re.MULTILINE),
+    (r"^\s*(?P<name>[^\W\d]\w*)\s*=\s*(.*?)\s*$", re.IGNORECASE | re.DOTALL),
+    (r"é+|[α-ω]{2,5}?", 0),
+    (r" a  b # spaced", re.VERBOSE),
+    (r"(a)(b)?(?(2)c|d)", re.ASCII),
+]
+
+
+def test_a_program_makes_the_pattern_re_compile_makes() -> None:
+    from _sre import compile as sre_compile  # type: ignore[import-not-found]
+
+    for pattern, flags in PATTERNS:
+        made = sre_compile(pattern, *regexes.program(pattern, flags))
+        fresh = re._compiler.compile(pattern, flags)  # type: ignore[attr-defined]
+        assert made == fresh  # pattern, flags and the program itself
+        assert (made.groups, made.groupindex, made.flags) == (
+            fresh.groups,
+            fresh.groupindex,
+            fresh.flags,
+        )
+
+
+# What a fresh process made from the stored programs, against what compiling gives.
+SCRIPT = """
+import contextlib, io, json, re, sys
+sys.argv = ["pisa-mm", *{argv}]
+from pisa_mm import regexes
+regexes.prime(sys.argv[1])
+from pisa_mm import cli
+with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    code = cli.main(sys.argv[1:])
+made = [key for key in re._cache if key[1:] in re._cache.made]
+same = all(re._cache[key] == re._compiler.compile(key[1], key[2]) for key in made)
+print(json.dumps([code, len(made), same]))
+"""
+
+
+def test_a_second_run_makes_what_the_first_compiled(tmp_path: Path) -> None:
+    script = SCRIPT.replace("{argv}", repr(["run", str(MP)]))
+    code, made, _ = run_script(script, tmp_path)
+    assert (code, made) == (0, 0)  # an empty cache
+    code, made, same = run_script(script, tmp_path)
+    assert code == 0 and made > 20 and same
+
+
+def test_a_mistyped_command_stores_nothing(tmp_path: Path) -> None:
+    script = SCRIPT.replace("{argv}", repr(["rnu", str(MP)]))
+    run_script(script, tmp_path)
+    assert not list(tmp_path.rglob("code-*.marshal"))
+
+
+DAMAGED = """
+import json, re
+from pisa_mm import codecache, regexes
+group = codecache.CODES.group("re run")
+group[("a+b", 0)] = (0, [1, 2, 3], 0, {}, (None,))  # not a program _sre accepts
+group[("c", 0)] = "not a program"
+regexes.prime("run")
+matches = re.compile("a+b").match("aab") is not None and re.compile("c").match("c") is not None
+print(json.dumps([matches, sorted(re._cache.made)]))
+"""
+
+
+def test_a_damaged_program_is_compiled_again(tmp_path: Path) -> None:
+    matches, made = run_script(DAMAGED, tmp_path)
+    assert matches  # compiled by re
+    assert made == []  # neither made from what was stored
