@@ -14,6 +14,7 @@ from pisa_mm.records import record
 # Fixed so that runs are reproducible; z3's default seed is fixed too, but state it.
 RANDOM_SEED = 0
 
+
 class _Unmade:
     """The `ctx` of a z3 object whose `__init__` stopped before setting it: no context, so
     its `__del__` frees nothing (it had taken nothing)."""

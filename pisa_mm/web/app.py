@@ -16,6 +16,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from pisa_mm.cat.loader import SHIPPED_MODELS
+from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
@@ -43,10 +44,17 @@ class ServeConfig:
 
 
 def suite_tests(suite: Path | None) -> dict[str, Path]:
-    """The bundled tests by their path relative to the suite (what the page lists)."""
+    """The bundled tests by their path relative to the suite (what the page lists): files
+    inside its tree only, not what a link in it leads to elsewhere (`passwd.litmus ->
+    /etc/passwd` would be served to any client)."""
     if suite is None or not suite.is_dir():
         return {}
-    return {str(p.relative_to(suite)): p for p in sorted(suite.rglob("*.litmus")) if p.is_file()}
+    root = suite.resolve()
+    return {
+        str(p.relative_to(suite)): p
+        for p in sorted(suite.rglob("*.litmus"))
+        if p.is_file() and p.resolve().is_relative_to(root)
+    }
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -83,7 +91,13 @@ def create_app(config: ServeConfig) -> Starlette:
         path = tests.get(name)  # only a listed test: never a path the client made up
         if path is None:
             return _error(f"no bundled test named {name!r}", 404)
-        return JSONResponse({"name": name, "text": path.read_text(encoding="utf-8")})
+        try:  # a regular UTF-8 file of a test's size (not one replaced by a FIFO since)
+            text = read_source(str(path), MAX_TEST_BYTES)
+        except PisaMMError as exc:
+            return _error(
+                f"the bundled test {name!r} cannot be read: {exc.diagnostics[0].message}", 422
+            )
+        return JSONResponse({"name": name, "text": text})
 
     async def models(_: HttpRequest) -> Response:
         return JSONResponse({"models": list(SHIPPED_MODELS), "default": DEFAULT_MODEL})

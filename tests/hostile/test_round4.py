@@ -91,3 +91,92 @@ def test_round4(tmp_path: Path) -> None:
     lines: list[str] = []
     broken = round4.run_round(tmp_path, report=lines.append)
     assert not broken, "\n".join(lines)
+
+
+def _explorer(suite: Path) -> object:
+    from starlette.testclient import TestClient
+
+    from pisa_mm.runner.budget import Budget
+    from pisa_mm.web.app import ServeConfig, create_app
+
+    app = create_app(ServeConfig(suite, Budget(timeout=30, max_memory=1 << 30), concurrent=1))
+    return TestClient(app, raise_server_exceptions=False)
+
+
+def test_the_explorer_serves_no_file_a_link_in_its_suite_leads_to(tmp_path: Path) -> None:
+    # was: `passwd.litmus -> /etc/passwd` in the --suite directory: listed, and its
+    # contents sent to any client that asked for it
+    import shutil
+
+    secret = tmp_path / "secret.litmus"
+    secret.write_text("SECRET")
+    suite = tmp_path / "suite"
+    (suite / "sub").mkdir(parents=True)
+    shutil.copy(MP, suite / "MP.litmus")
+    (suite / "passwd.litmus").symlink_to("/etc/passwd")
+    (suite / "sub" / "out.litmus").symlink_to(secret)
+    (suite / "sub" / "in.litmus").symlink_to(suite / "MP.litmus")  # inside: still served
+    with _explorer(suite) as client:  # type: ignore[attr-defined]
+        listed = client.get("/api/tests").json()["tests"]
+        assert sorted(listed) == ["MP.litmus", "sub/in.litmus"]
+        for name in ("passwd.litmus", "sub/out.litmus"):
+            resp = client.get("/api/test", params={"name": name})
+            assert (
+                resp.status_code == 404 and "SECRET" not in resp.text and "root:" not in resp.text
+            )
+        assert (
+            client.get("/api/test", params={"name": "sub/in.litmus"})
+            .json()["text"]
+            .startswith("PISA")
+        )
+
+
+@pytest.mark.parametrize("what", ["latin-1", "fifo", "huge"])
+def test_a_bundled_test_that_cannot_be_read_is_a_clear_error(tmp_path: Path, what: str) -> None:
+    # was: a suite test that is no UTF-8: UnicodeDecodeError, 500 and a traceback in the
+    # server's log; one replaced by a FIFO after the listing blocked the whole server
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    test = suite / "T.litmus"
+    test.write_bytes(b"PISA T\xe9\n")
+    with _explorer(suite) as client:  # type: ignore[attr-defined]
+        if what == "fifo":
+            test.unlink()
+            os.mkfifo(test)
+        elif what == "huge":
+            test.write_bytes(b"(*" + b" " * (1 << 20) + b"*)")
+        resp = client.get("/api/test", params={"name": "T.litmus"})
+    assert resp.status_code == 422
+    assert resp.json()["ok"] is False and "cannot be read" in resp.text
+
+
+@pytest.mark.parametrize("how", ["header-only", "truncated", "garbage", "not-code"])
+def test_the_finder_compiles_a_module_whose_bytecode_is_damaged(tmp_path: Path, how: str) -> None:
+    # was: a `.pyc` whose header holds (this Python, the source's time and size) and whose
+    # body is damaged: the finder gave up, and the import system's loader read the same
+    # bytes and raised (EOFError, "bad marshal data", "Non-code object"): a traceback
+    import marshal
+    import py_compile
+    from importlib.util import cache_from_source
+
+    from pisa_mm import finder
+
+    source = tmp_path / "m.py"
+    source.write_text("VALUE = 6 * 7\n")
+    cached = Path(cache_from_source(str(source)))
+    py_compile.compile(str(source), str(cached), doraise=True)
+    data = cached.read_bytes()
+    body = {
+        "header-only": b"",
+        "truncated": data[16:-3],
+        "garbage": bytes(range(256)) * 4,
+        "not-code": marshal.dumps(["not", "code"]),
+    }[how]
+    cached.write_bytes(data[:16] + body)
+    code = finder._read(str(source), str(cached))
+    assert code is not None and code.co_filename == str(source)
+    namespace: dict[str, object] = {}
+    exec(code, namespace)
+    assert namespace["VALUE"] == 42
+    cached.write_bytes(data[:8] + bytes(8) + body)  # a stale header: the import system's
+    assert finder._read(str(source), str(cached)) is None
