@@ -10,6 +10,7 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 from starlette.requests import Request as HttpRequest
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -103,13 +104,23 @@ def create_app(config: ServeConfig) -> Starlette:
         return JSONResponse({"models": list(SHIPPED_MODELS), "default": DEFAULT_MODEL})
 
     async def run(request: HttpRequest) -> Response:
+        too_big = _error(f"the request is over {_MAX_BODY} bytes; the explorer "
+                         f"accepts at most {_MAX_BODY}", 413)  # fmt: skip
+        # a body announced over the limit is refused before it is sent (else the server
+        # waits for all of it); the length is the server's checked header, but a huge
+        # one is not handed to int()
+        announced = request.headers.get("content-length", "")
+        if len(announced) > 9 or (announced.isdigit() and int(announced) > _MAX_BODY):
+            return too_big
         # read up to the limit only: `request.body()` would hold a body of any size first
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > _MAX_BODY:
-                return _error(f"the request is over {_MAX_BODY} bytes; the explorer "
-                              f"accepts at most {_MAX_BODY}", 413)  # fmt: skip
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > _MAX_BODY:
+                    return too_big
+        except ClientDisconnect:  # gone before the whole body came: no one to answer
+            return Response(status_code=400)
         try:
             data = json.loads(body)
         # ValueError: also a number past 4,300 digits; RecursionError: deep nesting

@@ -180,3 +180,47 @@ def test_the_finder_compiles_a_module_whose_bytecode_is_damaged(tmp_path: Path, 
     assert namespace["VALUE"] == 42
     cached.write_bytes(data[:8] + bytes(8) + body)  # a stale header: the import system's
     assert finder._read(str(source), str(cached)) is None
+
+
+def _asgi_post(headers: list[tuple[bytes, bytes]], bodies: list[bytes]) -> list[dict[str, object]]:
+    """The messages the explorer sends for a POST /api/run whose body comes in `bodies`,
+    after which the client is gone."""
+    import asyncio
+
+    from pisa_mm.runner.budget import Budget
+    from pisa_mm.web.app import ServeConfig, create_app
+
+    app = create_app(ServeConfig(None, Budget(timeout=30, max_memory=1 << 30), concurrent=1))
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/api/run", "raw_path": b"/api/run", "query_string": b"",
+        "root_path": "", "headers": headers, "client": ("127.0.0.1", 1),
+        "server": ("127.0.0.1", 80),
+    }  # fmt: skip
+    pending = [{"type": "http.request", "body": b, "more_body": True} for b in bodies]
+    sent: list[dict[str, object]] = []
+
+    async def receive() -> dict[str, object]:
+        return pending.pop(0) if pending else {"type": "http.disconnect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    return sent
+
+
+def test_the_explorer_refuses_a_body_announced_over_its_limit_before_reading_it() -> None:
+    # was: `Content-Length: 100000000000` and a few bytes: the server waited for the rest
+    # (the client's socket held until it gave up), answering nothing
+    sent = _asgi_post([(b"content-length", b"100000000000")], [b"{}"])
+    assert sent[0]["status"] == 413
+    sent = _asgi_post([(b"content-length", b"9" * 5000)], [b"{}"])
+    assert sent[0]["status"] == 413
+
+
+def test_a_client_gone_before_its_body_came_is_no_traceback() -> None:
+    # was: starlette's ClientDisconnect escaped the handler: "Exception in ASGI
+    # application" and a traceback in the server's log
+    sent = _asgi_post([(b"content-length", b"1000")], [b'{"test": "'])
+    assert sent[0]["status"] == 400
