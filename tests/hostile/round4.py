@@ -171,8 +171,8 @@ def classify(attack: Attack, done: Done, custom: str | None) -> str | None:
     if done.max_rss > GUARD_BYTES:
         return f"memory {done.max_rss >> 20} MB"
     if attack.codes:
-        for line in done.stderr.splitlines():
-            if ": error: " in line and not line.rstrip().endswith("]"):
+        for line in done.stderr.splitlines() + done.stdout.splitlines():
+            if (": error: " in line or ": warning: " in line) and not line.rstrip().endswith("]"):
                 return f"no [code]: {line[:200]}"
     if custom is not None:
         return custom
@@ -385,6 +385,69 @@ def grid(work: Path) -> Iterator[Attack]:
                 check = exits(1, 2, 4)
             timeout = ("--timeout", "20") if cname not in ("parse", "parse-json") else ()
             yield Attack(klass, f"{tname} {cname}", (*argv, *timeout, str(path)), check=check)
+
+
+OUTCOMES = {
+    "big": f"P1:%r0 == {BIG}",
+    "unicode": "P1:%r0 == \u0663",
+    "fullwidth": "P\uff11:%r0 == 1",
+    "parens": "(" * 1000 + "P1:%r0 == 1" + ")" * 1000,
+    "nots": "~" * 5000 + "P1:%r0 == 1",
+    "atoms": " /\\ ".join(["P1:%r0 == 1"] * 1000),
+    "alternating": "(P1:%r0 == 1 /\\ " * 200 + "true" + " \\/ false)" * 200,
+    "big-thread": f"P{BIG}:%r0 == 1",
+    "big-wg": f"wg{BIG}:@x == 1",
+    "nul": "P1:%r0 == 1\x01",
+    "empty": "",
+    "bom": "\ufeffP1:%r0 == 1",
+}
+
+
+def outcomes(work: Path) -> Iterator[Attack]:
+    """Hostile `--outcome`s, `--traceback` on either side, non-regular inputs elsewhere."""
+    for oname, outcome in OUTCOMES.items():
+        for cmd in ("query", "trace"):
+            yield Attack("limits", f"{cmd} --outcome {oname}",
+                         (cmd, str(MP), "--outcome", outcome, "--timeout", "20"),
+                         check=exits(0, 1, 2, 4))  # fmt: skip
+    for argv in (("--traceback", "run", "/dev/zero"), ("run", "--traceback", "/dev/zero"),
+                 ("run", "/dev/zero", "--traceback"), ("parse", "/dev/zero", "--traceback")):  # fmt: skip
+        yield Attack("limits", " ".join(argv[:3]), argv, check=exits(1, 2))
+    fifo = _fifo(work / "input-fifo.litmus")
+    for argv in (("promote", fifo), ("promote", "/dev/zero"), ("serve", "--suite", "/dev/zero"),
+                 ("run", "--model", fifo, str(MP)), ("run", "--model", "/dev/zero", str(MP)),
+                 ("run", str(MP), "--baseline", fifo), ("run", str(MP), "--baseline", "/dev/zero"),
+                 ("diff", fifo, "pisa", str(MP)), ("crossval", "--model", "/dev/zero", str(MP)),
+                 ("query", fifo, "--outcome", "true"), ("trace", "/dev/zero", "--outcome", "true")):  # fmt: skip
+        yield Attack("limits", f"non-regular {' '.join(a[-20:] for a in argv)}", argv,
+                     check=exits(1, 2))  # fmt: skip
+    expected = work / "exp"
+    expected.mkdir(exist_ok=True)
+    for ename, text in {
+        "big-states": "Test T Allowed\nStates " + BIG + "\n",
+        "unicode-states": "Test T Allowed\nStates \u0663\n",
+        "bom": "\ufeffTest MP+rel.gpu+acq.gpu Allowed\nStates 0\nNo\n",
+        "nul": "Test T\x00 Allowed\n",
+        "deep": "Test T Allowed\nCondition " + "(" * 1000 + "\n",
+    }.items():  # fmt: skip
+        d = expected / ename
+        d.mkdir(exist_ok=True)
+        shutil.copy(MP, d / "T.litmus")
+        (d / "T.litmus.expected").write_text(text, "utf-8")
+        yield Attack("limits", f".expected {ename}", ("run", str(d / "T.litmus")),
+                     check=exits(0, 1, 2))  # fmt: skip
+        yield Attack("files", f"promote over .expected {ename}", ("promote", str(d / "T.litmus")),
+                     check=_promoted(d / "T.litmus.expected"))  # fmt: skip
+
+
+def _promoted(path: Path) -> Check:
+    def check(done: Done) -> str | None:
+        text = path.read_text("utf-8", errors="replace")
+        if done.code == 0 and not text.startswith("Test MP+rel.gpu+acq.gpu "):
+            return f"exit 0 and {path.name} holds {text[:40]!r}"
+        return None
+
+    return check
 
 
 def budgets(work: Path) -> Iterator[Attack]:
@@ -793,7 +856,8 @@ def _interrupt(
     promoting = "PROMOTE" in argv
     if promoting:
         shutil.rmtree(suite, ignore_errors=True)
-        shutil.copytree(ROOT / "litmus" / "pisa" / "mp", suite)
+        for part in ("mp", "sb", "lb", "coherence"):  # ~10 s of promote: every run is stopped
+            shutil.copytree(ROOT / "litmus" / "pisa" / part, suite / part)
         for old in suite.glob("*.expected"):
             old.write_text("Test OLD Allowed\nStates 0\nNo\n")
         argv = ("promote", "-j", "1", str(suite))
@@ -813,8 +877,10 @@ def _interrupt(
         failure = "no `interrupted`"
     elif stopped > 1.5:  # 1 s, and the guard's own scheduling on a loaded machine
         failure = f"stopped {stopped:.2f} s after the signal"
+    if promoting and failure is None and done.code == 0:
+        failure = "promote ended before the signal: nothing was interrupted"
     if promoting:
-        for p in suite.iterdir():
+        for p in suite.rglob("*"):
             if p.name.startswith(".") or p.name.endswith(".tmp"):
                 failure = f"left {p.name}"
             elif p.suffix == ".expected":
@@ -1217,6 +1283,7 @@ def stop_server() -> None:
 
 CLASSES: dict[str, Callable[[Path], Iterator[Attack]]] = {
     "grid": grid,
+    "outcomes": outcomes,
     "budgets": budgets,
     "unknown": unknown,
     "cache": cache,

@@ -224,3 +224,51 @@ def test_a_client_gone_before_its_body_came_is_no_traceback() -> None:
     # application" and a traceback in the server's log
     sent = _asgi_post([(b"content-length", b"1000")], [b'{"test": "'])
     assert sent[0]["status"] == 400
+
+
+RECORDS_RACE = """
+import json, pickle, threading, dataclasses
+from pisa_mm.records import record, replace, field
+
+classes = []
+for i in range(40):
+    @record
+    class R:
+        a: int
+        b: str = "x"
+        c: tuple[int, ...] = field(default=())
+    R.__qualname__ = R.__name__ = f"R{i}"
+    globals()[f"R{i}"] = R
+    classes.append(R)
+
+barrier = threading.Barrier(16)
+results, errors = [], []
+
+def work(k):
+    barrier.wait()
+    try:
+        out = []
+        for R in classes[k % 4::2]:
+            x, y = R(k), R(k, "y", (1,))
+            out.append((x == R(k), x == y, hash(x) == hash(R(k)), repr(y),
+                        pickle.loads(pickle.dumps(y)) == y, replace(x, b="y", c=(1,)) == y,
+                        [f.name for f in dataclasses.fields(R)]))
+        results.append(out == [(True, False, True, f"{R.__qualname__}(a={k}, b='y', c=(1,))",
+                                True, True, ["a", "b", "c"]) for R in classes[k % 4::2]])
+    except Exception as exc:
+        errors.append(repr(exc))
+
+threads = [threading.Thread(target=work, args=(k,)) for k in range(16)]
+for t in threads: t.start()
+for t in threads: t.join()
+print(json.dumps({"ok": results.count(True), "errors": errors}))
+"""
+
+
+def test_records_first_used_by_many_threads_at_once(tmp_path: Path) -> None:
+    # a record's methods are made on first use (pisa_mm/records.py): 16 threads making
+    # the same methods of 40 classes at once (the explorer runs requests in a thread pool)
+    from tests.fresh_process import run_script
+
+    got = run_script(RECORDS_RACE, tmp_path / "cache")
+    assert got == {"ok": 16, "errors": []}
