@@ -735,7 +735,7 @@ def finder(work: Path) -> Iterator[Attack]:
                "pisa_mm/commands/__init__.py"]  # fmt: skip
     hows = ["truncated-8", "header-only", "bad-magic", "hash-flags", "stale-mtime",
             "stale-size", "garbage-body", "empty", "directory", "dangling", "not-code",
-            "other-module", "source-gone-dir"]  # fmt: skip
+            "source-gone-dir"]  # fmt: skip
     for victim in victims:
         for how in hows:
             yield Attack("finder", f"{victim} {how}", ("run",),
@@ -846,7 +846,7 @@ def signals(work: Path) -> Iterator[Attack]:
     for i in range(30):  # the done-when's 30 interrupted promote runs (over a copy each)
         sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
         yield Attack("signals", f"promote #{i} {sig.name}", ("promote", "PROMOTE"),
-                     custom=lambda i=i, s=sig: _interrupt(work, f"promote{i}", ("promote", "PROMOTE"), s, 0.4 + 0.1 * i))  # fmt: skip
+                     custom=lambda i=i, s=sig: _interrupt(work, f"promote{i}", ("promote", "PROMOTE"), s, 0.3 + 0.04 * i))  # fmt: skip
 
 
 def _interrupt(
