@@ -131,7 +131,8 @@ def _read(source: str, cached: str) -> CodeType | None:
         return None
     try:
         code = marshal.loads(memoryview(data)[16:])
-    except (EOFError, ValueError, TypeError):
+    # damaged bytes: marshal also raises SystemError, MemoryError, IndexError on some
+    except Exception:
         code = None
     if isinstance(code, CodeType):
         return code

@@ -172,6 +172,8 @@ def classify(attack: Attack, done: Done, custom: str | None) -> str | None:
         return f"memory {done.max_rss >> 20} MB"
     if attack.codes:
         for line in done.stderr.splitlines() + done.stdout.splitlines():
+            if "\u2502" in line:  # a table's cell (crossval's, diff's): its text wraps
+                continue
             if (": error: " in line or ": warning: " in line) and not line.rstrip().endswith("]"):
                 return f"no [code]: {line[:200]}"
     if custom is not None:

@@ -272,3 +272,62 @@ def test_records_first_used_by_many_threads_at_once(tmp_path: Path) -> None:
 
     got = run_script(RECORDS_RACE, tmp_path / "cache")
     assert got == {"ok": 16, "errors": []}
+
+
+def test_a_signal_the_fork_hook_unblocks_is_delivered_again() -> None:
+    # was: a Ctrl-C while `run -j 2` forked a worker arrived when the parent's at-fork hook
+    # unblocked the signals it held across the fork; what the handler raised there Python
+    # printed ("Exception ignored in: _after_fork") and dropped: the run went on, exit 0
+    import signal
+    import time
+
+    from pisa_mm.runner import guard
+
+    def _after_fork() -> None:  # (its name is what the handler looks for)
+        guard._raise_interrupted(signal.SIGINT, sys._getframe())
+
+    in_hook: list[bool] = []
+    with pytest.raises(guard.Interrupted), guard.interruptible():
+        try:
+            _after_fork()
+            in_hook.append(False)
+        except guard.Interrupted:
+            in_hook.append(True)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the redelivery lands here
+            time.sleep(0.01)
+    assert in_hook == [False]
+
+
+def test_an_imported_literal_past_4300_digits_is_a_located_error(tmp_path: Path) -> None:
+    # was: `pisa-mm import` of an OpenCL test storing a 5,000-digit value: ValueError from
+    # int() (exit 3)
+    from pisa_mm.cli import main as cli_main
+
+    src = tmp_path / "big.litmus"
+    src.write_text(
+        "OpenCL T\n{ x = 0; }\nP0 (atomic_int* x) {\n"
+        f"  atomic_store_explicit(x, {'9' * 5000}, memory_order_release);\n}}\n"
+        "exists (x = 1)\n"
+    )
+    assert cli_main(["import", "-o", str(tmp_path / "out"), str(src)]) == 2
+
+
+def test_the_finder_reads_any_damaged_body_without_raising(tmp_path: Path) -> None:
+    # was: a random body under a whole header (the round's `garbage-body` of parser.py)
+    # made marshal raise what the finder did not catch: an import traceback
+    import py_compile
+    import random
+    from importlib.util import cache_from_source
+
+    from pisa_mm import finder
+
+    source = tmp_path / "m.py"
+    source.write_text("VALUE = 1\n")
+    cached = Path(cache_from_source(str(source)))
+    py_compile.compile(str(source), str(cached), doraise=True)
+    header = cached.read_bytes()[:16]
+    rnd = random.Random(4)
+    for _ in range(300):
+        cached.write_bytes(header + rnd.randbytes(rnd.randrange(1, 64)))
+        assert finder._read(str(source), str(cached)) is not None
