@@ -33,7 +33,7 @@ def _half_made_objects_finalise_quietly() -> None:
     for cls in list(module.values()):
         if not (isinstance(cls, type) and "__del__" in vars(cls)):
             continue
-        for name in cls.__del__.__code__.co_names:
+        for name in vars(cls)["__del__"].__code__.co_names:
             if name in module or name == "ref" or hasattr(cls, name):
                 continue  # a global, the context's method, or an attribute it always has
             setattr(cls, name, _Unmade() if name == "ctx" and cls is not z3.Context else None)

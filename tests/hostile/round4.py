@@ -10,6 +10,7 @@ figures by class; tests/hostile/test_round4.py runs it (slow) and holds a case p
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -132,10 +133,8 @@ def finish(proc: subprocess.Popen[bytes], start: float, stdin: bytes = b"") -> D
             break
         time.sleep(0.02)
     if hung:  # a grandchild may hold the pipes open: stop it too
-        try:
+        with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
     for t in readers:
         t.join(10)
     proc.returncode = None if hung else os.waitstatus_to_exitcode(status)
@@ -239,7 +238,7 @@ def reference(*argv: str) -> Callable[[], Done]:
 
 
 def litmus(body: str, cond: str = "exists (true)", decls: str = "", meta: str = "") -> str:
-    return f"PISA T\n{meta}{{\n  .global .32b @x = 0;\n  .global .64b @p = 0;\n{decls}}}\n{body}\n{cond}\n"
+    return f"PISA T\n{meta}{{\n  .global .32b @x = 0;\n  .global .64b @p = 0;\n{decls}}}\n{body}\n{cond}\n"  # noqa: E501
 
 
 def _iadds(n: int) -> str:
@@ -258,7 +257,7 @@ WILD = {
     "  ld.global.32b %r1, [%r0];\n}",
     "wrapped": "P0 @ wg 0 {\n  addrof.64b %r0, @x;\n  iadd.64b %r0, %r0, 0xFFFFFFFFFFFFFFFC;\n"
     "  st.global.32b [%r0], 1;\n}",
-    "atomic-null": "P0 @ wg 0 {\n  mov.64b %r0, 0;\n  iatom.global.relaxed.add.32b %r1, [%r0], 1;\n}",
+    "atomic-null": "P0 @ wg 0 {\n  mov.64b %r0, 0;\n  iatom.global.relaxed.add.32b %r1, [%r0], 1;\n}",  # noqa: E501
     "generic-null": "P0 @ wg 0 {\n  ld.global.64b %r0, [@p];\n  ld.generic.32b %r1, [%r0];\n}",
 }
 TEXTS: dict[str, tuple[str, bool]] = {
@@ -274,32 +273,32 @@ TEXTS.update(
                 "P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}", decls=f"  .global .32b @y = {BIG};\n"
             ),
             False,
-        ),  # fmt: skip
+        ),
         "big-size": (
             litmus(
                 "P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}", decls=f"  .global .32b @y[{BIG}];\n"
             ),
             False,
-        ),  # fmt: skip
+        ),
         "big-offset": (litmus("P0 @ wg 0 {\n  ld.global.32b %r0, [@x + " + BIG + "];\n}"), False),
         "big-thread": (litmus(f"P{BIG} @ wg 0 {{\n  ld.global.32b %r0, [@x];\n}}"), False),
         "big-wg": (litmus(f"P0 @ wg {BIG} {{\n  ld.global.32b %r0, [@x];\n}}"), False),
         "big-wgN": (
             litmus("P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}", cond=f"exists (wg{BIG}:@x == 0)"),
             False,
-        ),  # fmt: skip
+        ),
         "big-range": (litmus("P0 @ wg 0 {\n  .reg .32b %r<0~" + BIG + ">;\n  ret;\n}"), False),
         "big-cond": (
             litmus("P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}", cond=f"exists (P0:%r0 == {BIG})"),
             False,
-        ),  # fmt: skip
+        ),
         "unicode-unroll": (litmus("P0 @ wg 0 {\n  ret;\n}", meta="unroll = \u0663\n"), False),
         "fullwidth-unroll": (litmus("P0 @ wg 0 {\n  ret;\n}", meta="unroll = \uff13\n"), False),
         "negative-unroll": (litmus("P0 @ wg 0 {\n  ret;\n}", meta="unroll = -1\n"), False),
         "repeated-unroll": (
             litmus("P0 @ wg 0 {\n  ret;\n}", meta="unroll = 1\nunroll = 2\n"),
             False,
-        ),  # fmt: skip
+        ),
         "huge-unroll": (
             litmus(
                 "P0 @ wg 0 {\nL:\n  ld.global.32b %r0, [@x];\n  ucmp.eq.32b %p0, %r0, 0;\n"
@@ -307,35 +306,35 @@ TEXTS.update(
                 meta="unroll = 100000000\n",
             ),
             True,
-        ),  # fmt: skip
+        ),
         "1000-atoms": (
             litmus(
                 "P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}",
                 cond="exists (" + " /\\ ".join(["P0:%r0 == 0"] * 1000) + ")",
             ),
             True,
-        ),  # fmt: skip
+        ),
         "5000-not": (
             litmus(
                 "P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}",
                 cond="exists (" + "~" * 5000 + "P0:%r0 == 0)",
             ),
             True,
-        ),  # fmt: skip
+        ),
         "1000-parens": (
             litmus(
                 "P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}",
                 cond="exists " + "(" * 1000 + "P0:%r0 == 0" + ")" * 1000,
             ),
             True,  # parentheses around one atom nest nothing
-        ),  # fmt: skip
+        ),
         "2000-iadds": (litmus(_iadds(2000), cond="exists (P1:%r2001 == 2001)"), True),
         "bom": ("\ufeff" + litmus("P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}"), True),
         "nul": (litmus("P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\x00\n}"), False),
         "crlf": (
             litmus("P0 @ wg 0 {\n  ld.global.32b %r0, [@x];\n}").replace("\n", "\r\n"),
             True,
-        ),  # fmt: skip
+        ),
     }
 )
 
@@ -380,8 +379,12 @@ def grid(work: Path) -> Iterator[Attack]:
         for cname, argv in COMMANDS.items():
             klass = "wild" if tname.startswith("wild-") else "limits"
             check: Check | None = None
-            if tname.startswith("wild-") and cname in ("run", "run-smt", "run-explicit",
-                                                       "run-operational"):  # fmt: skip
+            if tname.startswith("wild-") and cname in (
+                "run",
+                "run-smt",
+                "run-explicit",
+                "run-operational",
+            ):
                 check = exits(0, out="Flag invalid-address")
             elif not valid and cname != "diff":
                 check = exits(1, 2, 4)
@@ -409,20 +412,36 @@ def outcomes(work: Path) -> Iterator[Attack]:
     """Hostile `--outcome`s, `--traceback` on either side, non-regular inputs elsewhere."""
     for oname, outcome in OUTCOMES.items():
         for cmd in ("query", "trace"):
-            yield Attack("limits", f"{cmd} --outcome {oname}",
-                         (cmd, str(MP), "--outcome", outcome, "--timeout", "20"),
-                         check=exits(0, 1, 2, 4))  # fmt: skip
-    for argv in (("--traceback", "run", "/dev/zero"), ("run", "--traceback", "/dev/zero"),
-                 ("run", "/dev/zero", "--traceback"), ("parse", "/dev/zero", "--traceback")):  # fmt: skip
+            yield Attack(
+                "limits",
+                f"{cmd} --outcome {oname}",
+                (cmd, str(MP), "--outcome", outcome, "--timeout", "20"),
+                check=exits(0, 1, 2, 4),
+            )
+    for argv in (
+        ("--traceback", "run", "/dev/zero"),
+        ("run", "--traceback", "/dev/zero"),
+        ("run", "/dev/zero", "--traceback"),
+        ("parse", "/dev/zero", "--traceback"),
+    ):
         yield Attack("limits", " ".join(argv[:3]), argv, check=exits(1, 2))
     fifo = _fifo(work / "input-fifo.litmus")
-    for argv in (("promote", fifo), ("promote", "/dev/zero"), ("serve", "--suite", "/dev/zero"),
-                 ("run", "--model", fifo, str(MP)), ("run", "--model", "/dev/zero", str(MP)),
-                 ("run", str(MP), "--baseline", fifo), ("run", str(MP), "--baseline", "/dev/zero"),
-                 ("diff", fifo, "pisa", str(MP)), ("crossval", "--model", "/dev/zero", str(MP)),
-                 ("query", fifo, "--outcome", "true"), ("trace", "/dev/zero", "--outcome", "true")):  # fmt: skip
-        yield Attack("limits", f"non-regular {' '.join(a[-20:] for a in argv)}", argv,
-                     check=exits(1, 2))  # fmt: skip
+    for argv in (
+        ("promote", fifo),
+        ("promote", "/dev/zero"),
+        ("serve", "--suite", "/dev/zero"),
+        ("run", "--model", fifo, str(MP)),
+        ("run", "--model", "/dev/zero", str(MP)),
+        ("run", str(MP), "--baseline", fifo),
+        ("run", str(MP), "--baseline", "/dev/zero"),
+        ("diff", fifo, "pisa", str(MP)),
+        ("crossval", "--model", "/dev/zero", str(MP)),
+        ("query", fifo, "--outcome", "true"),
+        ("trace", "/dev/zero", "--outcome", "true"),
+    ):
+        yield Attack(
+            "limits", f"non-regular {' '.join(a[-20:] for a in argv)}", argv, check=exits(1, 2)
+        )
     expected = work / "exp"
     expected.mkdir(exist_ok=True)
     for ename, text in {
@@ -431,15 +450,20 @@ def outcomes(work: Path) -> Iterator[Attack]:
         "bom": "\ufeffTest MP+rel.gpu+acq.gpu Allowed\nStates 0\nNo\n",
         "nul": "Test T\x00 Allowed\n",
         "deep": "Test T Allowed\nCondition " + "(" * 1000 + "\n",
-    }.items():  # fmt: skip
+    }.items():
         d = expected / ename
         d.mkdir(exist_ok=True)
         shutil.copy(MP, d / "T.litmus")
         (d / "T.litmus.expected").write_text(text, "utf-8")
-        yield Attack("limits", f".expected {ename}", ("run", str(d / "T.litmus")),
-                     check=exits(0, 1, 2))  # fmt: skip
-        yield Attack("files", f"promote over .expected {ename}", ("promote", str(d / "T.litmus")),
-                     check=_promoted(d / "T.litmus.expected"))  # fmt: skip
+        yield Attack(
+            "limits", f".expected {ename}", ("run", str(d / "T.litmus")), check=exits(0, 1, 2)
+        )
+        yield Attack(
+            "files",
+            f"promote over .expected {ename}",
+            ("promote", str(d / "T.litmus")),
+            check=_promoted(d / "T.litmus.expected"),
+        )
 
 
 def _promoted(path: Path) -> Check:
@@ -454,8 +478,23 @@ def _promoted(path: Path) -> Check:
 
 def budgets(work: Path) -> Iterator[Attack]:
     """nan, inf and absurd budgets are usage errors; a tiny memory budget is Unknown."""
-    bad = ["nan", "inf", "-inf", "-1", "0", "1e400", "1e-400", "abc", "", "0x10", "NaN", "+nan",
-           "9" * 5000, "\u0661", "1_0"]  # fmt: skip
+    bad = [
+        "nan",
+        "inf",
+        "-inf",
+        "-1",
+        "0",
+        "1e400",
+        "1e-400",
+        "abc",
+        "",
+        "0x10",
+        "NaN",
+        "+nan",
+        "9" * 5000,
+        "\u0661",
+        "1_0",
+    ]
     commands = {
         "run": ("run", str(MP)),
         "query": ("query", str(MP), "--outcome", "true"),
@@ -472,28 +511,42 @@ def budgets(work: Path) -> Iterator[Attack]:
             want = exits(2) if value not in ("0", "1e-400") else exits(2, 4)
             if value in ("\u0661", "1_0"):  # Python's float(): 1 and 10 (options, not formats)
                 want = exits(0, 2)
-            yield Attack("budgets", f"{cname} --timeout {value!r}", (*argv, "--timeout", value),
-                         check=want)  # fmt: skip
+            yield Attack(
+                "budgets", f"{cname} --timeout {value!r}", (*argv, "--timeout", value), check=want
+            )
         for value in ["nan", "-1", "1Q", "9" * 5000, "", "1e400", "0x", "1.5.5G"]:
-            yield Attack("budgets", f"{cname} --max-memory {value!r}",
-                         (*argv, "--max-memory", value), check=exits(2))  # fmt: skip
+            yield Attack(
+                "budgets",
+                f"{cname} --max-memory {value!r}",
+                (*argv, "--max-memory", value),
+                check=exits(2),
+            )
     big = files_big(work)
     for engine in ("explicit", "smt", "operational"):
         yield Attack(
-            "budgets", f"timeout bounds {engine}",
+            "budgets",
+            f"timeout bounds {engine}",
             ("run", "--engine", engine, "--timeout", "2", str(big)),
             check=both(exits(0, 4), _quick(15)),
-        )  # fmt: skip
+        )
         yield Attack(
-            "budgets", f"max-memory {engine}",
+            "budgets",
+            f"max-memory {engine}",
             ("run", "--engine", engine, "--max-memory", "64M", "--timeout", "30", str(big)),
             check=exits(0, 4),
-        )  # fmt: skip
-    for cname, argv in (("query", ("query", "--outcome", "true")), ("trace", ("trace",
-                        "--outcome", "true")), ("crossval", ("crossval",)), ("diff", ("diff",
-                        "pisa", "pisa-rc11"))):  # fmt: skip
-        yield Attack("budgets", f"timeout bounds {cname}", (*argv, "--timeout", "2", str(big)),
-                     check=_quick(15))  # fmt: skip
+        )
+    for cname, argv in (
+        ("query", ("query", "--outcome", "true")),
+        ("trace", ("trace", "--outcome", "true")),
+        ("crossval", ("crossval",)),
+        ("diff", ("diff", "pisa", "pisa-rc11")),
+    ):
+        yield Attack(
+            "budgets",
+            f"timeout bounds {cname}",
+            (*argv, "--timeout", "2", str(big)),
+            check=_quick(15),
+        )
 
 
 def _quick(seconds: float) -> Check:
@@ -509,8 +562,10 @@ def files_big(work: Path) -> Path:
     if not path.exists():
         threads = []
         for t in range(6):
-            ops = "".join(f"  st.global.32b [@x], {t * 10 + i + 1};\n  ld.global.32b %r{i}, "
-                          "[@x];\n" for i in range(4))  # fmt: skip
+            ops = "".join(
+                f"  st.global.32b [@x], {t * 10 + i + 1};\n  ld.global.32b %r{i}, [@x];\n"
+                for i in range(4)
+            )
             threads.append(f"P{t} @ wg {t} {{\n{ops}}}")
         path.write_text(litmus("\n".join(threads)))
     return path
@@ -527,8 +582,12 @@ def unknown(work: Path) -> Iterator[Attack]:
         ("trace", "--timeout", "0.5", str(big), "--outcome", "true"),
     ):
         yield Attack("unknown", " ".join(argv[:3]), argv, check=_not_success)
-    yield Attack("unknown", "diff reports unknown", ("diff", "--timeout", "0.5", "pisa",
-                 "pisa-rc11", str(big)), check=_not_success)  # fmt: skip
+    yield Attack(
+        "unknown",
+        "diff reports unknown",
+        ("diff", "--timeout", "0.5", "pisa", "pisa-rc11", str(big)),
+        check=_not_success,
+    )
 
 
 def _not_success(done: Done) -> str | None:
@@ -595,10 +654,31 @@ def _damage(entry: Path, how: str, other: Path | None) -> None:
         entry.chmod(0)
 
 
-DAMAGES = ["empty", "truncated", "seal-only", "one-byte", "flip-0", "flip-1", "flip-10",
-           "flip-50", "flip-90", "flip-99", "zeros", "garbage", "appended", "swapped", "huge",
-           "to-etc-passwd", "to-dev-zero", "to-dev-null", "dangling", "self-link", "fifo",
-           "directory", "unreadable"]  # fmt: skip
+DAMAGES = [
+    "empty",
+    "truncated",
+    "seal-only",
+    "one-byte",
+    "flip-0",
+    "flip-1",
+    "flip-10",
+    "flip-50",
+    "flip-90",
+    "flip-99",
+    "zeros",
+    "garbage",
+    "appended",
+    "swapped",
+    "huge",
+    "to-etc-passwd",
+    "to-dev-zero",
+    "to-dev-null",
+    "dangling",
+    "self-link",
+    "fifo",
+    "directory",
+    "unreadable",
+]
 
 
 def cache(work: Path) -> Iterator[Attack]:
@@ -620,12 +700,17 @@ def cache(work: Path) -> Iterator[Attack]:
             _damage(entry, how, other)
             env = (("XDG_CACHE_HOME", str(case)),)
             argv = ("run", "--no-time", str(MP))
-            yield Attack("cache", f"{name.split('-')[0]} {how}", argv, env=env,
-                         check=same_as(mp_ref))  # fmt: skip
+            yield Attack(
+                "cache", f"{name.split('-')[0]} {how}", argv, env=env, check=same_as(mp_ref)
+            )
             if how in ("flip-50", "swapped", "truncated"):
-                yield Attack("cache", f"{name.split('-')[0]} {how} smt",
-                             ("run", "--no-time", "--engine", "smt", str(MP)), env=env,
-                             check=same_as(smt_ref))  # fmt: skip
+                yield Attack(
+                    "cache",
+                    f"{name.split('-')[0]} {how} smt",
+                    ("run", "--no-time", "--engine", "smt", str(MP)),
+                    env=env,
+                    check=same_as(smt_ref),
+                )
     # the cache directory itself in odd places
     places: dict[str, Callable[[Path], str]] = {
         "a-file": lambda d: _touch(d / "file"),
@@ -645,16 +730,34 @@ def cache(work: Path) -> Iterator[Attack]:
         target = work / "places" / pname
         target.mkdir(parents=True, exist_ok=True)
         where = make(target)
-        yield Attack("cache", f"XDG_CACHE_HOME {pname}", ("run", "--no-time", str(MP)),
-                     env=(("XDG_CACHE_HOME", where),), cwd=str(target), check=same_as(mp_ref))  # fmt: skip
-    yield Attack("cache", "HOME unset and no XDG", ("run", "--no-time", str(MP)),
-                 env=(("HOME", "/nonexistent/home"), ("XDG_CACHE_HOME", "")),
-                 check=same_as(mp_ref))  # fmt: skip
-    yield Attack("cache", "a shared cache dir others can write",
-                 ("run", "--no-time", str(MP)), custom=lambda: _shared_cache(work))  # fmt: skip
+        yield Attack(
+            "cache",
+            f"XDG_CACHE_HOME {pname}",
+            ("run", "--no-time", str(MP)),
+            env=(("XDG_CACHE_HOME", where),),
+            cwd=str(target),
+            check=same_as(mp_ref),
+        )
+    yield Attack(
+        "cache",
+        "HOME unset and no XDG",
+        ("run", "--no-time", str(MP)),
+        env=(("HOME", "/nonexistent/home"), ("XDG_CACHE_HOME", "")),
+        check=same_as(mp_ref),
+    )
+    yield Attack(
+        "cache",
+        "a shared cache dir others can write",
+        ("run", "--no-time", str(MP)),
+        custom=lambda: _shared_cache(work),
+    )
     for n in (4, 8):
-        yield Attack("cache", f"{n} concurrent writers", ("run",),
-                     custom=lambda n=n: _concurrent(work, n, mp_ref))  # fmt: skip
+        yield Attack(
+            "cache",
+            f"{n} concurrent writers",
+            ("run",),
+            custom=lambda n=n: _concurrent(work, n, mp_ref),
+        )
 
 
 def _touch(p: Path) -> str:
@@ -733,18 +836,41 @@ def _concurrent(work: Path, n: int, ref: Callable[[], Done]) -> tuple[Done, str 
 def finder(work: Path) -> Iterator[Attack]:
     """pisa_mm's own module finder on a copy of the package whose bytecode is damaged."""
     mp_ref = reference("run", "--no-time", str(MP))
-    victims = ["pisa_mm/cli.py", "pisa_mm/records.py", "pisa_mm/litmus/parser.py",
-               "pisa_mm/commands/__init__.py"]  # fmt: skip
-    hows = ["truncated-8", "header-only", "bad-magic", "hash-flags", "stale-mtime",
-            "stale-size", "garbage-body", "empty", "directory", "dangling", "not-code",
-            "source-gone-dir"]  # fmt: skip
+    victims = [
+        "pisa_mm/cli.py",
+        "pisa_mm/records.py",
+        "pisa_mm/litmus/parser.py",
+        "pisa_mm/commands/__init__.py",
+    ]
+    hows = [
+        "truncated-8",
+        "header-only",
+        "bad-magic",
+        "hash-flags",
+        "stale-mtime",
+        "stale-size",
+        "garbage-body",
+        "empty",
+        "directory",
+        "dangling",
+        "not-code",
+        "source-gone-dir",
+    ]
     for victim in victims:
         for how in hows:
-            yield Attack("finder", f"{victim} {how}", ("run",),
-                         custom=lambda v=victim, h=how: _finder_case(work, v, h, mp_ref))  # fmt: skip
+            yield Attack(
+                "finder",
+                f"{victim} {how}",
+                ("run",),
+                custom=lambda v=victim, h=how: _finder_case(work, v, h, mp_ref),
+            )
     for flag in (("-O",), ("-X", "pycache_prefix=" + str(work / "prefix"))):
-        yield Attack("finder", f"python {' '.join(flag)}", ("run",),
-                     custom=lambda f=flag: _python_flag(f, mp_ref))  # fmt: skip
+        yield Attack(
+            "finder",
+            f"python {' '.join(flag)}",
+            ("run",),
+            custom=lambda f=flag: _python_flag(f, mp_ref),
+        )
 
 
 def _package_copy(work: Path, tag: str) -> Path:
@@ -752,10 +878,13 @@ def _package_copy(work: Path, tag: str) -> Path:
     if base.exists():
         shutil.rmtree(base)
     base.mkdir(parents=True)
-    shutil.copytree(ROOT / "pisa_mm", base / "pisa_mm", symlinks=True,
-                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(base / "pisa_mm")],
-                   check=True)  # fmt: skip
+    shutil.copytree(
+        ROOT / "pisa_mm",
+        base / "pisa_mm",
+        symlinks=True,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(base / "pisa_mm")], check=True)
     return base
 
 
@@ -798,8 +927,9 @@ def _finder_case(
     elif how == "source-gone-dir":  # a package directory of the same name beside the module
         (source.parent / source.stem).mkdir()
         pyc.write_bytes(data)
-    env = environment((("PYTHONPATH", str(base)), ("PISA_MM_NO_CACHE", "1"),
-                       ("PYTHONDONTWRITEBYTECODE", "1")))  # fmt: skip
+    env = environment(
+        (("PYTHONPATH", str(base)), ("PISA_MM_NO_CACHE", "1"), ("PYTHONDONTWRITEBYTECODE", "1"))
+    )
     start = time.monotonic()
     done = finish(spawn(("run", "--no-time", str(MP)), env, cwd=str(base)), start)
     shutil.rmtree(base, ignore_errors=True)
@@ -817,9 +947,11 @@ def _python_flag(flag: tuple[str, ...], ref: Callable[[], Done]) -> tuple[Done, 
     start = time.monotonic()
     proc = subprocess.Popen(
         [sys.executable, *flag, "-c", ENTRY, "run", "--no-time", str(MP)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=environment(),
         preexec_fn=_limits,
-    )  # fmt: skip
+    )
     done = finish(proc, start)
     want = ref()
     return done, None if done.stdout == want.stdout else "differs"
@@ -843,12 +975,22 @@ def signals(work: Path) -> Iterator[Attack]:
     for cname, argv in commands.items():
         for sig in (signal.SIGINT, signal.SIGTERM):
             for delay in (0.6, 1.5):
-                yield Attack("signals", f"{cname} {sig.name} after {delay}s", argv,
-                             custom=lambda a=argv, s=sig, d=delay, c=cname: _interrupt(work, c, a, s, d))  # fmt: skip
+                yield Attack(
+                    "signals",
+                    f"{cname} {sig.name} after {delay}s",
+                    argv,
+                    custom=lambda a=argv, s=sig, d=delay, c=cname: _interrupt(work, c, a, s, d),
+                )
     for i in range(30):  # the done-when's 30 interrupted promote runs (over a copy each)
         sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
-        yield Attack("signals", f"promote #{i} {sig.name}", ("promote", "PROMOTE"),
-                     custom=lambda i=i, s=sig: _interrupt(work, f"promote{i}", ("promote", "PROMOTE"), s, 0.3 + 0.04 * i))  # fmt: skip
+        yield Attack(
+            "signals",
+            f"promote #{i} {sig.name}",
+            ("promote", "PROMOTE"),
+            custom=lambda i=i, s=sig: _interrupt(
+                work, f"promote{i}", ("promote", "PROMOTE"), s, 0.3 + 0.04 * i
+            ),
+        )
 
 
 def _interrupt(
@@ -908,14 +1050,22 @@ def outputs(work: Path) -> Iterator[Attack]:
     }
     for wname, argv in writers.items():
         for oname, target in over.items():
-            yield Attack("files", f"{wname} over {oname}", (*argv, target),
-                         check=_unchanged([test, model]))  # fmt: skip
+            yield Attack(
+                "files", f"{wname} over {oname}", (*argv, target), check=_unchanged([test, model])
+            )
         for dev in ("/dev/full", "/dev/null", str(_fifo(work / "outs" / "fifo"))):
             yield Attack("files", f"{wname} to {dev}", (*argv, dev), check=_devices_intact)
-    for cmd in (("run", str(MP)), ("parse", str(MP)), ("gen", "MP"), ("--help",),
-                ("crossval", str(MP)), ("query", str(MP), "--outcome", "true")):  # fmt: skip
-        yield Attack("files", f"{cmd[0]} stdout /dev/full", cmd,
-                     custom=lambda c=cmd: _stdout_full(c))  # fmt: skip
+    for cmd in (
+        ("run", str(MP)),
+        ("parse", str(MP)),
+        ("gen", "MP"),
+        ("--help",),
+        ("crossval", str(MP)),
+        ("query", str(MP), "--outcome", "true"),
+    ):
+        yield Attack(
+            "files", f"{cmd[0]} stdout /dev/full", cmd, custom=lambda c=cmd: _stdout_full(c)
+        )
 
 
 def _unchanged(paths: list[Path]) -> Check:
@@ -943,8 +1093,13 @@ def _devices_intact(done: Done) -> str | None:
 def _stdout_full(cmd: tuple[str, ...]) -> tuple[Done, str | None]:
     start = time.monotonic()
     with open("/dev/full", "wb") as full:
-        proc = subprocess.Popen([sys.executable, "-c", ENTRY, *cmd], stdout=full,
-                                stderr=subprocess.PIPE, env=environment(), preexec_fn=_limits)  # fmt: skip
+        proc = subprocess.Popen(
+            [sys.executable, "-c", ENTRY, *cmd],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            env=environment(),
+            preexec_fn=_limits,
+        )
         try:
             _, err = proc.communicate(timeout=GUARD_SECONDS)
         except subprocess.TimeoutExpired:
@@ -967,23 +1122,42 @@ def includes(work: Path) -> Iterator[Attack]:
     (tree / "link.cat").symlink_to(secret)
     (tree / "linkdir").unlink(missing_ok=True)
     (tree / "linkdir").symlink_to(secret.parent)
-    paths = [str(secret), "../secret/s.cat", "link.cat", "linkdir/s.cat", "/etc/passwd",
-             "/proc/self/environ", "compat/../../secret/s.cat", "/dev/zero", "nonexistent.cat",
-             "./../tree/../secret/s.cat", "%2e%2e/secret/s.cat", "\\..\\secret\\s.cat",
-             "pisa.cat/../../secret/s.cat", "~/" + secret.name, "x" * 5000]  # fmt: skip
+    paths = [
+        str(secret),
+        "../secret/s.cat",
+        "link.cat",
+        "linkdir/s.cat",
+        "/etc/passwd",
+        "/proc/self/environ",
+        "compat/../../secret/s.cat",
+        "/dev/zero",
+        "nonexistent.cat",
+        "./../tree/../secret/s.cat",
+        "%2e%2e/secret/s.cat",
+        "\\..\\secret\\s.cat",
+        "pisa.cat/../../secret/s.cat",
+        "~/" + secret.name,
+        "x" * 5000,
+    ]
     for i, inc in enumerate(paths):
         model = tree / f"m{i}.cat"
         model.write_text(f'"m"\ninclude "{inc}"\nacyclic po\n')
-        for cname, argv in (("run", ("run", "--model", str(model), str(MP))),
-                            ("crossval", ("crossval", "--model", str(model), str(MP))),
-                            ("diff", ("diff", str(model), "pisa", str(MP)))):  # fmt: skip
+        for cname, argv in (
+            ("run", ("run", "--model", str(model), str(MP))),
+            ("crossval", ("crossval", "--model", str(model), str(MP))),
+            ("diff", ("diff", str(model), "pisa", str(MP))),
+        ):
             yield Attack("include", f"{cname} include {inc[:40]}", argv, check=_no_leak)
     # the same name existing and missing must read the same (no existence oracle)
     for name in ("secret/s.cat", "secret/none.cat"):
         model = tree / f"o-{name.replace('/', '_')}"
         model.write_text(f'"m"\ninclude "../{name}"\n')
-        yield Attack("include", f"oracle ../{name}", ("run", "--model", str(model), str(MP)),
-                     check=_oracle(name))  # fmt: skip
+        yield Attack(
+            "include",
+            f"oracle ../{name}",
+            ("run", "--model", str(model), str(MP)),
+            check=_oracle(name),
+        )
 
 
 def _no_leak(done: Done) -> str | None:
@@ -1012,35 +1186,77 @@ def _oracle(name: str) -> Check:
 
 
 def gen_import(work: Path) -> Iterator[Attack]:
-    values = ["9" * 5000, "-1", "nan", "\u0663", "", "all,all", "x" * 10000, "../../etc",
-              "\x1b[31m", "a,,b"]  # fmt: skip
-    for opt in ("--orders", "--scopes", "--spaces", "--placements", "--fences", "--rmw",
-                "--max", "--name", "--cycle"):  # fmt: skip
+    values = [
+        "9" * 5000,
+        "-1",
+        "nan",
+        "\u0663",
+        "",
+        "all,all",
+        "x" * 10000,
+        "../../etc",
+        "\x1b[31m",
+        "a,,b",
+    ]
+    for opt in (
+        "--orders",
+        "--scopes",
+        "--spaces",
+        "--placements",
+        "--fences",
+        "--rmw",
+        "--max",
+        "--name",
+        "--cycle",
+    ):
         for v in values:
-            yield Attack("gen", f"gen {opt} {v[:12]!r}", ("gen", "MP", opt, v, "--list"),
-                         check=exits(0, 1, 2))  # fmt: skip
-    for cyc in ("Rfe " * 5000, "PodWW " * 3000 + "Rfe", "(" * 1000, "Rfe PodRR Fre PodWW " * 50,
-                "Ｒｆｅ PodRR Fre PodWW", "Rfe PodRR Fre PodWW\n" * 3):  # fmt: skip
-        yield Attack("gen", f"gen --cycle {cyc[:16]!r}", ("gen", "--cycle", cyc, "--max", "3"),
-                     check=exits(0, 1, 2))  # fmt: skip
-    yield Attack("gen", "gen all --max 5", ("gen", "all", "--orders", "all", "--scopes", "all",
-                 "--max", "5"), check=exits(0))  # fmt: skip
+            yield Attack(
+                "gen",
+                f"gen {opt} {v[:12]!r}",
+                ("gen", "MP", opt, v, "--list"),
+                check=exits(0, 1, 2),
+            )
+    for cyc in (
+        "Rfe " * 5000,
+        "PodWW " * 3000 + "Rfe",
+        "(" * 1000,
+        "Rfe PodRR Fre PodWW " * 50,
+        "Ｒｆｅ PodRR Fre PodWW",
+        "Rfe PodRR Fre PodWW\n" * 3,
+    ):
+        yield Attack(
+            "gen",
+            f"gen --cycle {cyc[:16]!r}",
+            ("gen", "--cycle", cyc, "--max", "3"),
+            check=exits(0, 1, 2),
+        )
+    yield Attack(
+        "gen",
+        "gen all --max 5",
+        ("gen", "all", "--orders", "all", "--scopes", "all", "--max", "5"),
+        check=exits(0),
+    )
     out = work / "gen-out"
     yield Attack("gen", "gen -o /dev/full", ("gen", "MP", "-o", "/dev/full"), check=exits(2))
-    yield Attack("gen", "gen -o a file", ("gen", "MP", "-o", str(MP)), check=both(exits(2),
-                 _unchanged([MP])))  # fmt: skip
+    yield Attack(
+        "gen", "gen -o a file", ("gen", "MP", "-o", str(MP)), check=both(exits(2), _unchanged([MP]))
+    )
     yield Attack("gen", "gen -o a new dir", ("gen", "MP", "-o", str(out)), check=exits(0))
-    yield Attack("gen", "gen --max 1e9 --list", ("gen", "all", "--max", "1000000000", "--list"),
-                 check=exits(0))  # fmt: skip
+    yield Attack(
+        "gen",
+        "gen --max 1e9 --list",
+        ("gen", "all", "--max", "1000000000", "--list"),
+        check=exits(0),
+    )
     # import
     herd = work / "herd"
     herd.mkdir(exist_ok=True)
     c11 = (
-        'C11 T\n{ x = 0; y = 0; }\nP0 (atomic_int* x, atomic_int* y) {\n'
+        "C11 T\n{ x = 0; y = 0; }\nP0 (atomic_int* x, atomic_int* y) {\n"
         "  atomic_store_explicit(x, VALUE, memory_order_release);\n}\n"
         "P1 (atomic_int* x) {\n  int r0 = atomic_load_explicit(x, memory_order_acquire);\n}\n"
         "exists (COND)\n"
-    )  # fmt: skip
+    )
     cases = {
         "big-value": c11.replace("VALUE", BIG).replace("COND", "1:r0 = 1"),
         "big-cond": c11.replace("VALUE", "1").replace("COND", f"1:r0 = {BIG}"),
@@ -1050,41 +1266,67 @@ def gen_import(work: Path) -> Iterator[Attack]:
         "nul": c11.replace("VALUE", "1\x00").replace("COND", "1:r0 = 1"),
         "fullwidth": c11.replace("VALUE", "\uff11").replace("COND", "1:r0 = 1"),
         "bom": "\ufeff" + c11.replace("VALUE", "1").replace("COND", "1:r0 = 1"),
-        "thread-big": c11.replace("P1 (", f"P{BIG} (").replace("VALUE", "1").replace("COND", "1:r0 = 1"),
-        "opencl-big": c11.replace("C11", "OpenCL").replace("VALUE", BIG).replace("COND", "1:r0 = 1"),
+        "thread-big": c11.replace("P1 (", f"P{BIG} (")
+        .replace("VALUE", "1")
+        .replace("COND", "1:r0 = 1"),
+        "opencl-big": c11.replace("C11", "OpenCL")
+        .replace("VALUE", BIG)
+        .replace("COND", "1:r0 = 1"),
         "empty": "",
         "junk": "\xff\xfe\x00garbage",
-        "deep-expr": c11.replace("VALUE", "(" * 1000 + "1" + ")" * 1000).replace("COND", "1:r0 = 1"),
+        "deep-expr": c11.replace("VALUE", "(" * 1000 + "1" + ")" * 1000).replace(
+            "COND", "1:r0 = 1"
+        ),
         "long-chain": c11.replace("VALUE", "+".join(["1"] * 5000)).replace("COND", "1:r0 = 1"),
-    }  # fmt: skip
+    }
     for cname, text in cases.items():
         src = herd / f"{cname}.litmus"
         src.write_bytes(text.encode("utf-8", "surrogateescape"))
-        yield Attack("import", f"import {cname}", ("import", "-o", str(work / "imported"),
-                     str(src)), check=exits(0, 1, 2))  # fmt: skip
+        yield Attack(
+            "import",
+            f"import {cname}",
+            ("import", "-o", str(work / "imported"), str(src)),
+            check=exits(0, 1, 2),
+        )
     for special in ("/dev/zero", str(_fifo(work / "herd-fifo")), "/proc/self/mem"):
-        yield Attack("import", f"import {special}", ("import", "-o", str(work / "imp2"), special),
-                     check=exits(1, 2))  # fmt: skip
+        yield Attack(
+            "import",
+            f"import {special}",
+            ("import", "-o", str(work / "imp2"), special),
+            check=exits(1, 2),
+        )
     # diff --search
-    for args in (("--search", "9" * 5000), ("--search", "-1"), ("--search", "nan"),
-                 ("--search", "3", "--search-cycle", "(" * 500),
-                 ("--search", "3", "--search-shapes", "nope"),
-                 ("--search", "3", "--search-out", "/dev/full"),
-                 ("--search", "3", "--search-out", str(work / "s-out.txt")),
-                 ("--search", "0"), ("--search", "2", "--search-shapes", "MP,SB", "--orders", "all"),
-                 ("--search", "2", "--timeout", "1"),
-                 ("--search", "1000000000", "--timeout", "5", "--search-shapes", "MP")):  # fmt: skip
+    for args in (
+        ("--search", "9" * 5000),
+        ("--search", "-1"),
+        ("--search", "nan"),
+        ("--search", "3", "--search-cycle", "(" * 500),
+        ("--search", "3", "--search-shapes", "nope"),
+        ("--search", "3", "--search-out", "/dev/full"),
+        ("--search", "3", "--search-out", str(work / "s-out.txt")),
+        ("--search", "0"),
+        ("--search", "2", "--search-shapes", "MP,SB", "--orders", "all"),
+        ("--search", "2", "--timeout", "1"),
+        ("--search", "1000000000", "--timeout", "5", "--search-shapes", "MP"),
+    ):
         check = exits(0, 1, 2, 4)
         if str(MP) in args:
             check = both(check, _unchanged([MP]))
-        yield Attack("gen", f"diff {' '.join(a[:12] for a in args)}",
-                     ("diff", "pisa", "pisa-rc11", *args), check=check)  # fmt: skip
+        yield Attack(
+            "gen",
+            f"diff {' '.join(a[:12] for a in args)}",
+            ("diff", "pisa", "pisa-rc11", *args),
+            check=check,
+        )
     own = work / "search-model.cat"
     own.write_text('"own"\ninclude "pisa.cat"\n')
     for target in (own, MODELS / "pisa.cat"):
-        yield Attack("gen", f"diff --search-out over the model {target.name}",
-                     ("diff", str(own), "pisa-rc11", "--search", "3", "--search-out",
-                      str(target)), check=_unchanged([own, MODELS / "pisa.cat"]))  # fmt: skip
+        yield Attack(
+            "gen",
+            f"diff --search-out over the model {target.name}",
+            ("diff", str(own), "pisa-rc11", "--search", "3", "--search-out", str(target)),
+            check=_unchanged([own, MODELS / "pisa.cat"]),
+        )
 
 
 # ---------------------------------------------------------------- serve
@@ -1120,10 +1362,23 @@ def _server(work: Path) -> tuple[int, subprocess.Popen[bytes], Path]:
     port = _free_port()
     log = work / "serve.log"
     proc = subprocess.Popen(
-        [sys.executable, "-c", ENTRY, "serve", "--port", str(port), "--suite", str(suite),
-         "--timeout", "5"],
-        stdout=subprocess.DEVNULL, stderr=log.open("wb"), env=environment(), preexec_fn=_limits,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            ENTRY,
+            "serve",
+            "--port",
+            str(port),
+            "--suite",
+            str(suite),
+            "--timeout",
+            "5",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("wb"),
+        env=environment(),
+        preexec_fn=_limits,
+    )
     for _ in range(300):
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -1181,9 +1436,18 @@ SERVE_PROBES: dict[str, tuple[bytes, tuple[int, ...]]] = {
     "test not str": (_post(b'{"test": 5}'), (400,)),
     "model not str": (_post(b'{"test": "x", "model": [1]}'), (400,)),
     "model unknown": (_post(_run_body(MP.read_text(), model="../../etc/passwd")), (200, 400)),
-    "model include passwd": (_post(_run_body(MP.read_text(), model_text='include "/etc/passwd"\n')), (200, 400)),
-    "model include secret": (_post(_run_body(MP.read_text(), model_text='include "../../../../../etc/shadow"\n')), (200, 400)),
-    "model big": (_post(_run_body(MP.read_text(), model_text="(* " + "x" * 70_000 + " *)")), (413,)),
+    "model include passwd": (
+        _post(_run_body(MP.read_text(), model_text='include "/etc/passwd"\n')),
+        (200, 400),
+    ),
+    "model include secret": (
+        _post(_run_body(MP.read_text(), model_text='include "../../../../../etc/shadow"\n')),
+        (200, 400),
+    ),
+    "model big": (
+        _post(_run_body(MP.read_text(), model_text="(* " + "x" * 70_000 + " *)")),
+        (413,),
+    ),
     "test big": (_post(_run_body("x" * 70_000)), (413,)),
     "good run": (_post(_run_body(MP.read_text())), (200,)),
     "wild run": (_post(_run_body(TEXTS["wild-null-register"][0])), (200,)),
@@ -1192,16 +1456,28 @@ SERVE_PROBES: dict[str, tuple[bytes, tuple[int, ...]]] = {
     "slow test run": (b"SLOW", (200,)),
     "nul in test": (_post(_run_body("PISA T\x00\n")), (200, 400)),
     "bom in test": (_post(_run_body("\ufeff" + MP.read_text())), (200,)),
-    "wrong method": (b"PUT /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", (405,)),
-    "content-length lies": (b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\nConnection: close\r\n\r\n{}", (400, 413)),
-    "negative content-length": (b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\nConnection: close\r\n\r\n", (400,)),
+    "wrong method": (
+        b"PUT /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        (405,),
+    ),
+    "content-length lies": (
+        b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: 100000000000\r\nConnection: close\r\n\r\n{}",  # noqa: E501
+        (400, 413),
+    ),
+    "negative content-length": (
+        b"POST /api/run HTTP/1.1\r\nHost: x\r\nContent-Length: -5\r\nConnection: close\r\n\r\n",
+        (400,),
+    ),
     "chunked endless": (b"CHUNKED", (413,)),
     "slowloris": (b"SLOWLORIS", (200,)),
-    "header 100k": (b"GET / HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 100_000 + b"\r\nConnection: close\r\n\r\n", (200, 400, 431)),
+    "header 100k": (
+        b"GET / HTTP/1.1\r\nHost: x\r\nX-A: " + b"a" * 100_000 + b"\r\nConnection: close\r\n\r\n",
+        (200, 400, 431),
+    ),
     "garbage request": (b"\x00\xff\xfe garbage\r\n\r\n", (400,)),
     "many concurrent": (b"CONCURRENT", (200,)),
     "alive at the end": (_get("/api/models"), (200,)),
-}  # fmt: skip
+}
 
 
 def _status(response: bytes) -> int | None:
@@ -1228,10 +1504,8 @@ def _serve_probe(work: Path, name: str) -> tuple[Done, str | None]:
                     s.sendall(b"10000\r\n" + b"x" * 0x10000 + b"\r\n")
             except OSError:
                 pass
-            try:
+            with contextlib.suppress(OSError):
                 response = s.recv(65536)
-            except OSError:
-                pass
     elif raw == b"SLOWLORIS":
         held = [socket.create_connection(("127.0.0.1", port), timeout=30) for _ in range(50)]
         for s in held:
@@ -1307,8 +1581,9 @@ def attacks(work: Path, only: list[str] | None = None) -> list[Attack]:
     return out
 
 
-def run_round(work: Path, only: list[str] | None = None, jobs: int = 2,
-              report: Callable[[str], None] = print) -> list[tuple[Attack, str, Done]]:  # fmt: skip
+def run_round(
+    work: Path, only: list[str] | None = None, jobs: int = 2, report: Callable[[str], None] = print
+) -> list[tuple[Attack, str, Done]]:
     """Run the attacks, and return the broken ones (attack, what broke, its result)."""
     todo = attacks(work, only)
     serial = [a for a in todo if a.klass in ("serve", "signals")]
@@ -1339,8 +1614,10 @@ def run_round(work: Path, only: list[str] | None = None, jobs: int = 2,
             broken.append((a, failure, done))
     for k, n in counts.items():
         report(f"{k}: {n} attacks, {sum(1 for a, _, _ in broken if a.klass == k)} broken")
-    report(f"total {sum(counts.values())}, broken {len(broken)}, slowest {slowest[0]:.1f} s "
-           f"({slowest[1]})")  # fmt: skip
+    report(
+        f"total {sum(counts.values())}, broken {len(broken)}, slowest {slowest[0]:.1f} s "
+        f"({slowest[1]})"
+    )
     return broken
 
 

@@ -16,11 +16,10 @@ MP = ROOT / "litmus" / "pisa" / "mp" / "MP+rel.gpu+acq.gpu.litmus"
 
 
 def _z3_classes_with_finalisers() -> list[type]:
-    import z3.z3
+    from pisa_mm.smt import solver  # (what sets the defaults; only pisa_mm/smt imports z3)
 
-    import pisa_mm.smt.solver  # noqa: F401  # (what sets the defaults)
-
-    return [c for c in vars(z3.z3).values() if isinstance(c, type) and "__del__" in vars(c)]
+    module = vars(solver.z3.z3)
+    return [c for c in module.values() if isinstance(c, type) and "__del__" in vars(c)]
 
 
 @pytest.mark.parametrize("cls", _z3_classes_with_finalisers(), ids=lambda c: c.__name__)
@@ -40,10 +39,9 @@ def test_a_half_made_z3_object_finalises_quietly(cls: type) -> None:
 
 
 def test_a_z3_object_made_whole_keeps_its_own_attributes() -> None:
-    import z3
-
     from pisa_mm.smt import solver
 
+    z3 = solver.z3
     x = z3.BitVec("x", 8)
     assert x.ctx is z3.main_ctx() and x.ast is not None
     assert not isinstance(x.ctx, solver._Unmade)
