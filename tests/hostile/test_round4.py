@@ -335,3 +335,63 @@ def test_the_finder_reads_any_damaged_body_without_raising(
     monkeypatch.setattr(finder.marshal, "loads", damaged)
     code = finder._read(str(source), str(cached))
     assert code is not None and code.co_filename == str(source)
+
+
+# near misses of the tokens the parser's one-regex fast reads take (pisa_mm/litmus/parser.py)
+NEAR_MISSES = (
+    "%", "@", "[", "]", "+", "-", ",", ";", ":", "(", ")", "(*", "*)", "//", "\n", "\r", "\t",
+    " ", "\f", "\v", "0x", "1.", ".5", "1e5", "P", "P0:", "%r0", "@x", "/\\", "\\/", "&&", "||",
+    "==", "!=", "=", "~", "!", "->", "wg", "sg", "gpu", "host", "{", "}", "0", "-1", "99999",
+    "\u00a0", "\ufeff", "\u0661", "x", "$", ".", "_", "true", "exists", "wg0", "gpu0", "sg 1",
+    "<0~2>", '"', "\\", "\x00",
+)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_near_misses_parse_the_same_with_and_without_the_fast_reads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Mutations of the suite's files (half aimed at conditions and addresses): the fast
+    reads give the tree or the diagnostic the token-by-token read gives.
+    `PISA_MM_FUZZ_INPUTS` (default 20,000), `PISA_MM_FUZZ_SEED`."""
+    import random
+
+    from pisa_mm.errors import PisaMMError
+    from pisa_mm.litmus import parser as P
+
+    def parse(text: str) -> object:
+        try:
+            return P.parse_raw(text, "t.litmus")
+        except PisaMMError as exc:
+            return exc.render({"t.litmus": text})
+
+    texts = [p.read_text("utf-8") for p in sorted((ROOT / "litmus").rglob("*.litmus"))]
+    rnd = random.Random(int(os.environ.get("PISA_MM_FUZZ_SEED", "2")))
+    differ = []
+    for _ in range(int(os.environ.get("PISA_MM_FUZZ_INPUTS", "20000"))):
+        text = rnd.choice(texts)
+        for _ in range(rnd.randint(1, 3)):
+            if rnd.random() < 0.3:
+                k = rnd.randrange(len(text))
+            elif rnd.random() < 0.5:  # the condition
+                k = len(text) - 1 - rnd.randrange(min(80, len(text)))
+            else:  # near a variable: an address or a declaration
+                at = text.find("@", rnd.randrange(len(text)))
+                k = max(0, min(len(text) - 1, at + rnd.randint(-12, 12)))
+            cut = rnd.random()
+            piece = rnd.choice(NEAR_MISSES)
+            if cut < 0.5:
+                text = text[:k] + piece + text[k:]
+            elif cut < 0.75:
+                text = text[:k] + text[k + rnd.randint(1, 3) :]
+            else:
+                text = text[:k] + piece + text[k + 1 :]
+        fast = parse(text)
+        with monkeypatch.context() as m:
+            m.setattr(P._Parser, "fast_instruction", lambda *_: None)
+            m.setattr(P._Parser, "fast_condition", lambda *_: None)
+            m.setattr(P._Parser, "fast_placement", lambda *_: None)
+            slow = parse(text)
+        if fast != slow:
+            differ.append(text)
+    assert not differ, differ[:2]
