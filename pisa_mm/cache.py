@@ -40,6 +40,12 @@ def cache_dir() -> str | None:
         os.makedirs(directory, mode=0o700, exist_ok=True)
         if not os.access(directory, os.W_OK):
             return None
+        # made by someone else, or writable by others (`XDG_CACHE_HOME=/tmp`, where another
+        # user made `pisa-mm` first): what they plant there (a pickle) would be code this
+        # process runs, and a seal anyone can compute does not stop them
+        info = os.stat(directory)
+        if info.st_uid != os.geteuid() or info.st_mode & 0o022:
+            return None
     except OSError:
         return None
     return directory

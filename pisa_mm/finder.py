@@ -117,7 +117,11 @@ class Finder:
 
 
 def _read(source: str, cached: str) -> CodeType | None:
-    """The code in `cached` if it is the timestamp bytecode of `source` for this Python."""
+    """The code in `cached` if it is the timestamp bytecode of `source` for this Python; that
+    compiled from `source` when `cached` claims to be (its header holds) but its body is
+    damaged (truncated, garbage, no code object): the import system would read the same
+    bytes, and its loader raises on them (EOFError, "bad marshal data") where it could have
+    compiled the source."""
     try:
         st = os.stat(source)
         fd = os.open(cached, os.O_RDONLY | os.O_CLOEXEC)
@@ -142,9 +146,18 @@ def _read(source: str, cached: str) -> CodeType | None:
         return None
     try:
         code = marshal.loads(memoryview(data)[16:])
-    except (EOFError, ValueError, TypeError):
+    # damaged bytes: marshal also raises SystemError, MemoryError, IndexError on some
+    except Exception:
+        code = None
+    if isinstance(code, CodeType):
+        return code
+    try:
+        with open(source, "rb") as fh:
+            text = fh.read()
+        compiled: CodeType = compile(text, source, "exec", dont_inherit=True)
+    except (OSError, SyntaxError, ValueError):
         return None
-    return code if isinstance(code, CodeType) else None
+    return compiled
 
 
 def install() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 import lark
 from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from pisa_mm.errors import PisaMMError, Span
+from pisa_mm.errors import PisaMMError, Span, int_literal
 from pisa_mm.importers import syntax as S
 from pisa_mm.records import record
 
@@ -138,8 +138,9 @@ def _syntax_error(exc: UnexpectedInput, text: str, path: str, dialect: S.Dialect
     return PisaMMError.at(Span(path, line, col), msg, "syntax")
 
 
-def _int(text: str) -> int:
-    return int(text, 16) if text.lower().startswith("0x") else int(text)
+def _int(text: str, span: Span | None) -> int:
+    # int_literal: past 4,300 digits Python's int() raised ValueError (an internal error)
+    return int_literal(text, span)
 
 
 def _proc(text: str) -> int:
@@ -239,7 +240,8 @@ class _Builder:
 
     def signed(self, node: lark.Tree[Any]) -> int:
         minus, num = node.children
-        return -_int(str(num)) if minus is not None else _int(str(num))
+        value = _int(str(num), self.span(node))
+        return -value if minus is not None else value
 
     def thread(self, node: lark.Tree[Any]) -> S.Thread:
         kids = [c for c in node.children]
@@ -248,7 +250,8 @@ class _Builder:
         rest = kids[1:]
         if rest and isinstance(rest[0], lark.Tree) and rest[0].data == "placement":
             placement = tuple(
-                (str(p.children[0]), _int(str(p.children[1]))) for p in rest[0].children
+                (str(p.children[0]), _int(str(p.children[1]), self.span(p)))
+                for p in rest[0].children
             )
             rest = rest[1:]
         elif rest and rest[0] is None and self.dialect is S.Dialect.OPENCL:
@@ -312,7 +315,7 @@ class _Builder:
         k = node.children
         match node.data:
             case "const":
-                return S.Const(_int(str(k[0])), sp)
+                return S.Const(_int(str(k[0]), sp), sp)
             case "name":
                 return S.Name(str(k[0]), sp)
             case "deref":
@@ -346,7 +349,7 @@ class _Builder:
             case "cmem":
                 return S.CLoc(None, str(k[0]), None, sp)
             case "celem":
-                return S.CLoc(None, str(k[0]), _int(str(k[1])), sp)
+                return S.CLoc(None, str(k[0]), _int(str(k[1]), sp), sp)
         raise AssertionError(node.data)
 
     def prop(self, node: lark.Tree[Any]) -> S.HProp:

@@ -113,9 +113,15 @@ def _redeliver(deliver: Callable[..., object], *args: object) -> None:
     timer.start()
 
 
+# Where Python prints and drops what a signal handler raises: a finaliser, and the parent's
+# at-fork hook that unblocks the signals held across a fork (a Ctrl-C while `run -j 2` forked
+# a worker printed "Exception ignored in: _after_fork" and the run went on to exit 0).
+_DROPPING = frozenset({"__del__", "_after_fork"})
+
+
 def _in_finaliser(frame: FrameType | None) -> bool:
     while frame is not None:
-        if frame.f_code.co_name == "__del__":
+        if frame.f_code.co_name in _DROPPING:
             return True
         frame = frame.f_back
     return False

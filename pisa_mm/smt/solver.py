@@ -14,6 +14,33 @@ from pisa_mm.records import record
 # Fixed so that runs are reproducible; z3's default seed is fixed too, but state it.
 RANDOM_SEED = 0
 
+
+class _Unmade:
+    """The `ctx` of a z3 object whose `__init__` stopped before setting it: no context, so
+    its `__del__` frees nothing (it had taken nothing)."""
+
+    def ref(self) -> None:
+        return None
+
+
+def _half_made_objects_finalise_quietly() -> None:
+    """A deadline's OutOfTime lands between any two calls, also inside a z3 object's
+    `__init__` (the first import of this module runs under a test's budget): its `__del__`
+    then read an attribute never set and printed an AttributeError traceback ("Exception
+    ignored in: Context.__del__"). Each attribute those finalisers read gets a class-level
+    default, seen only by an object that never set its own."""
+    module = vars(z3.z3)
+    for cls in list(module.values()):
+        if not (isinstance(cls, type) and "__del__" in vars(cls)):
+            continue
+        for name in vars(cls)["__del__"].__code__.co_names:
+            if name in module or name == "ref" or hasattr(cls, name):
+                continue  # a global, the context's method, or an attribute it always has
+            setattr(cls, name, _Unmade() if name == "ctx" and cls is not z3.Context else None)
+
+
+_half_made_objects_finalise_quietly()
+
 # Made now, at import (outside any test's budget): made lazily, it could be half-built when
 # a deadline's OutOfTime lands in its __init__, and its __del__ then prints a traceback;
 # the deadline's own timer thread, calling `interrupt`, would also race to make a second.

@@ -10,12 +10,14 @@ from typing import Any
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
 from starlette.requests import Request as HttpRequest
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from pisa_mm.cat.loader import SHIPPED_MODELS
+from pisa_mm.errors import PisaMMError, read_source
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.records import record
 from pisa_mm.runner.budget import Budget
@@ -43,10 +45,17 @@ class ServeConfig:
 
 
 def suite_tests(suite: Path | None) -> dict[str, Path]:
-    """The bundled tests by their path relative to the suite (what the page lists)."""
+    """The bundled tests by their path relative to the suite (what the page lists): files
+    inside its tree only, not what a link in it leads to elsewhere (`passwd.litmus ->
+    /etc/passwd` would be served to any client)."""
     if suite is None or not suite.is_dir():
         return {}
-    return {str(p.relative_to(suite)): p for p in sorted(suite.rglob("*.litmus")) if p.is_file()}
+    root = suite.resolve()
+    return {
+        str(p.relative_to(suite)): p
+        for p in sorted(suite.rglob("*.litmus"))
+        if p.is_file() and p.resolve().is_relative_to(root)
+    }
 
 
 def _error(message: str, status: int) -> JSONResponse:
@@ -83,19 +92,35 @@ def create_app(config: ServeConfig) -> Starlette:
         path = tests.get(name)  # only a listed test: never a path the client made up
         if path is None:
             return _error(f"no bundled test named {name!r}", 404)
-        return JSONResponse({"name": name, "text": path.read_text(encoding="utf-8")})
+        try:  # a regular UTF-8 file of a test's size (not one replaced by a FIFO since)
+            text = read_source(str(path), MAX_TEST_BYTES)
+        except PisaMMError as exc:
+            return _error(
+                f"the bundled test {name!r} cannot be read: {exc.diagnostics[0].message}", 422
+            )
+        return JSONResponse({"name": name, "text": text})
 
     async def models(_: HttpRequest) -> Response:
         return JSONResponse({"models": list(SHIPPED_MODELS), "default": DEFAULT_MODEL})
 
     async def run(request: HttpRequest) -> Response:
+        too_big = _error(f"the request is over {_MAX_BODY} bytes; the explorer "
+                         f"accepts at most {_MAX_BODY}", 413)  # fmt: skip
+        # a body announced over the limit is refused before it is sent (else the server
+        # waits for all of it); the length is the server's checked header, but a huge
+        # one is not handed to int()
+        announced = request.headers.get("content-length", "")
+        if len(announced) > 9 or (announced.isdigit() and int(announced) > _MAX_BODY):
+            return too_big
         # read up to the limit only: `request.body()` would hold a body of any size first
         body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > _MAX_BODY:
-                return _error(f"the request is over {_MAX_BODY} bytes; the explorer "
-                              f"accepts at most {_MAX_BODY}", 413)  # fmt: skip
+        try:
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > _MAX_BODY:
+                    return too_big
+        except ClientDisconnect:  # gone before the whole body came: no one to answer
+            return Response(status_code=400)
         try:
             data = json.loads(body)
         # ValueError: also a number past 4,300 digits; RecursionError: deep nesting
