@@ -25,7 +25,7 @@ from itertools import pairwise
 from pisa_mm.cat import rows as big
 from pisa_mm.cat.builtins import BUILTINS
 from pisa_mm.cat.compact import SHAPES, Apart, Blocks, Classes, Forest, Orders, Rows
-from pisa_mm.cat.inline import Inliner, Slots
+from pisa_mm.cat.inline import UNION_TERMS, Inliner, Slots, union_terms
 from pisa_mm.cat.schedule import schedule
 from pisa_mm.cat.support import expr_support, supports
 from pisa_mm.cat.syntax import (
@@ -80,6 +80,8 @@ _SHARED_LIMIT = 4 * _MEMO_LIMIT
 _BIG_MEMO_LIMIT = 8
 # Relations of at most this many pairs are taken pair by pair on big universes.
 _FEW = 16
+# `_Geo.closure_of_union` inserts the pairs of at most this many events into a closure.
+_INSERTED = 64
 # Relations whose rows `_Geo.split` keeps (the last ones split or joined).
 _ROWS_KEPT = 16
 # On the biggest universes, the memos and the kept rows of `_Geo` hold fewer entries, so that
@@ -195,10 +197,12 @@ class _Geo:
         "closures",
         "colmask",
         "composed",
+        "counts",
         "diag",
         "events",
         "full_rel",
         "index",
+        "known",
         "memo_limit",
         "n",
         "rowmask",
@@ -208,6 +212,7 @@ class _Geo:
         "splits",
         "spread8",
         "transposed",
+        "unions",
     )
 
     def __init__(self, events: tuple[int, ...]) -> None:
@@ -252,6 +257,13 @@ class _Geo:
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
         # one value is often the operand of several operations (hb in three checks).
         self.rows_of: dict[int, tuple[int, list[int]]] = {}
+        # The bit counts of the last few values counted on a big universe, by identity.
+        self.counts: dict[int, tuple[int, int]] = {}
+        # The terms of the last few unions closed on a big universe, and their closures,
+        # by the identities of the terms.
+        self.unions: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
+        # (id of a memo, id of a key) -> (key, value), for the keys of `memo` found twice.
+        self.known: dict[tuple[int, int], tuple[Any, Any]] = {}
 
     def __getattr__(self, name: str) -> int:
         # Called only for a slot not set yet: the big masks `__init__` leaves to first use.
@@ -297,13 +309,15 @@ class _Geo:
                 if i is not None and j is not None:
                     bits |= 1 << (i * n + j)
             return bits
-        buf = bytearray((n * n + 7) // 8)
-        for a, b in pairs:
-            i, j = index.get(a), index.get(b)
-            if i is not None and j is not None:
-                k = i * n + j
-                buf[k >> 3] |= 1 << (k & 7)
-        return int.from_bytes(buf, "little")
+        # rf of a candidate with one read: no n*n-bit buffer for its pair
+        return big.from_positions(
+            [
+                i * n + j
+                for a, b in pairs
+                if (i := index.get(a)) is not None and (j := index.get(b)) is not None
+            ],
+            n * n,
+        )
 
     def shape_bits(self, rel: Rows) -> int:
         """The bits of a relation given by its shape (cat/compact.py): a row per event,
@@ -390,6 +404,13 @@ class _Geo:
         empty) stays while each candidate's own ones come and go."""
         if not self.big:
             return _memo(memo, key, compute, self.memo_limit)
+        # A key found before is known by identity (co, hb: the same objects in every
+        # candidate) before it is hashed (a pass over its n*n bits).
+        known = self.known
+        ident = (id(memo), id(key))
+        seen = known.get(ident)
+        if seen is not None and seen[0] is key:
+            return cast(_V, seen[1])
         # Each entry is [value, when last used]: a hit hashes its key once (n*n bits).
         aged = cast(dict[_K, list[Any]], memo)
         self.clock += 1
@@ -400,7 +421,24 @@ class _Geo:
             entry = aged[key] = [compute(key), self.clock]
         else:
             entry[1] = self.clock
+            if len(known) >= self.rows_kept:
+                del known[next(iter(known))]
+            known[ident] = (key, entry[0])  # keeps the key alive: its id stays its own
         return cast(_V, entry[0])
+
+    def count(self, r: int) -> int:
+        """r.bit_count(), remembered by identity for the last few values of a big universe:
+        a pass over n*n bits, which decides the algorithm of most operations, and the
+        values the candidates share (co, hb, their closures) are asked again and again."""
+        counts = self.counts
+        hit = counts.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
+        c = r.bit_count()
+        if len(counts) >= self.rows_kept:
+            del counts[next(iter(counts))]
+        counts[id(r)] = (r, c)  # keeps r alive, so that its id is not reused while here
+        return c
 
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
@@ -464,7 +502,9 @@ class _Geo:
                 return a | self.compose(a, b ^ diag)
             if a & diag == diag:
                 return b | self.compose(a ^ diag, b)
-            if b.bit_count() <= _FEW:
+            if self.count(a) <= _FEW:
+                return self._compose_few_left(a, b)
+            if self.count(b) <= _FEW:
                 return self._compose_few_right(a, b)
             if memo is None:
                 return self._compose_big(a, b)
@@ -484,25 +524,28 @@ class _Geo:
         """a;b for a few pairs (j, k) in b: column j of a, moved to column k (a few whole-int
         operations each, where splitting a costs n row operations)."""
         n, colmask, out = self.n, self.colmask, 0
-        for pos in _bits_of(b):
+        for pos in big.positions(b, self.count(b)):
             j, k = divmod(pos, n)
             col = (a >> j) & colmask
             if col:
                 out |= col << k
         return out
 
+    def _compose_few_left(self, a: int, b: int) -> int:
+        """a;b for a few pairs (i, j) in a (rf^-1, rmw): their rows of b, moved to their
+        rows (whole-int steps, or b's rows when it is split already), not a split of a.
+        Not memoised: a hit would cost a pass over a and b for the key."""
+        n = self.n
+        hit = self.rows_of.get(id(b))
+        rowmask, moved = self.rowmask, 0
+        for k in big.positions(a, self.count(a)):
+            i, j = divmod(k, n)
+            row = hit[1][j] if hit is not None and hit[0] is b else (b >> (j * n)) & rowmask
+            moved |= row << (i * n)
+        return moved
+
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
-        if a.bit_count() <= _FEW:
-            # A few pairs (rf^-1, rmw): their rows of b, moved to their rows (whole-int
-            # steps, or b's rows when it is split already), not a split of a.
-            hit = self.rows_of.get(id(b))
-            rowmask, moved = self.rowmask, 0
-            for k in _bits_of(a):
-                i, j = divmod(k, n)
-                row = hit[1][j] if hit is not None and hit[0] is b else (b >> (j * n)) & rowmask
-                moved |= row << (i * n)
-            return moved
         # Up to 64 row unions per row: past that the column algorithm's n steps are cheaper.
         out = big.compose(self.split(a), self.split(b), 64 * n)
         return self._compose(a, b) if out is None else self.join(out)
@@ -536,7 +579,7 @@ class _Geo:
     def closure(self, r: int) -> int:
         memo = self.closures
         if self.big:
-            if r.bit_count() <= _FEW:
+            if self.count(r) <= _FEW:
                 return self._closure_few(r)
             if memo is None or not r:
                 return self._closure_big(r)
@@ -550,12 +593,62 @@ class _Geo:
             hit = memo[r] = self._closure(r)
         return hit
 
+    def closure_of_union(self, parts: list[int]) -> int:
+        """The closure of the union of `parts`. On a big universe, when all parts but the
+        largest add pairs from a few events only (eco = (rf | co | fr)+: one read's rf and
+        fr beside a co that every candidate shares), those pairs are inserted into the
+        largest part's closure (memoised by value: computed once for the candidates that
+        share it), at the cost of the rows they change, not of a closure over all n rows."""
+        memo = self.closures
+        if not self.big or memo is None:
+            return self.closure(functools.reduce(operator.or_, parts))
+        # The same values as a recent time (hb of a candidate whose sw is empty): the same
+        # closure, found without a pass over them.
+        key = tuple(map(id, parts))
+        unions = self.unions
+        hit = unions.get(key)
+        if hit is not None and all(a is b for a, b in zip(parts, hit[0], strict=True)):
+            return hit[1]
+        whole = functools.reduce(operator.or_, parts)
+        counts = [self.count(p) for p in parts]
+        if sum(counts) <= _FEW:
+            return self._closure_few(whole)
+        closed = self._closure_inserted(whole, parts[counts.index(max(counts))])
+        if len(unions) >= self.rows_kept:
+            del unions[next(iter(unions))]
+        unions[key] = (tuple(parts), closed)  # the terms kept alive: their ids stay theirs
+        return closed
+
+    def _closure_inserted(self, whole: int, base: int) -> int:
+        added = whole & ~base
+        if not added:
+            return self.closure(base)
+        edges = big.sparse_rows(added, self.n, _INSERTED)
+        if edges is None:
+            return self.closure(whole)  # memoised by value, as a closure costs
+        closed = self.closure(base)
+        # The columns too: both memoised with the closure, which the candidates share.
+        cols = self.split(self.memo(self.transposed, closed, self._transpose_big))
+        n = self.n
+        for who, row in big.insert(self.split(closed), cols, edges):
+            closed |= big.product(who, row, n)
+        return closed
+
+    def star_of_union(self, parts: list[int]) -> int:
+        return self.closure_of_union(parts) | self.diag
+
     def _closure_few(self, r: int) -> int:
         """The closure of a few pairs (a partial coherence order, rf edges) on a big
         universe: over their own events, never splitting n rows."""
+        succ = self._few_successors(r)
+        n = self.n
+        return big.from_positions((i * n + j for i, ts in succ.items() for j in ts), n * n)
+
+    def _few_successors(self, r: int) -> dict[int, set[int]]:
+        """The closure of a few pairs, as the successors of each of their sources."""
         n = self.n
         succ: dict[int, set[int]] = {}
-        for pos in _bits_of(r):
+        for pos in big.positions(r, self.count(r)):
             i, j = divmod(pos, n)
             succ.setdefault(i, set()).add(j)
         changed = True
@@ -566,7 +659,7 @@ class _Geo:
                 if more:
                     targets |= more
                     changed = True
-        return big.from_positions((i * n + j for i, ts in succ.items() for j in ts), n * n)
+        return succ
 
     def _closure_big(self, r: int) -> int:
         closed = big.closure(self.split(r))
@@ -585,12 +678,21 @@ class _Geo:
 
     def transpose(self, r: int) -> int:
         n = self.n
-        if self.big and r.bit_count() > 8:
-            return self.memo(self.transposed, r, lambda x: big.transpose(x, n))
+        if self.big:
+            if self.count(r) > 8:
+                return self.memo(self.transposed, r, self._transpose_big)
+            out = 0
+            for k in big.positions(r, self.count(r)):
+                i, j = divmod(k, n)
+                out |= 1 << (j * n + i)
+            return out
         if self.closures is not None and r.bit_count() >= n:
             # Dense (hb^-1), memoised as closures are: candidates share their hb.
             return _memo(self.transposed, r, self._transpose, self.memo_limit)
         return self._transpose(r)
+
+    def _transpose_big(self, r: int) -> int:
+        return big.transpose(r, self.n)
 
     def _transpose(self, r: int) -> int:
         n = self.n
@@ -659,8 +761,8 @@ class _Geo:
 
     def is_acyclic(self, r: int) -> bool:
         if self.big:
-            if r.bit_count() <= _FEW:
-                return not self._closure_few(r) & self.diag
+            if self.count(r) <= _FEW:
+                return not any(i in ts for i, ts in self._few_successors(r).items())
             return big.acyclic(self.split(r))
         return not (self.closure(r) & self.diag)
 
@@ -750,6 +852,13 @@ _UNARY: dict[UnaryOp, Callable[[_Geo, int], int]] = {
     UnaryOp.DOMAIN: _Geo.domain,
     UnaryOp.RANGE: _Geo.range,
 }
+# The closures computed from the terms of a union on big universes.
+_OF_UNION: dict[UnaryOp, Callable[[_Geo, list[int]], int]] = {
+    UnaryOp.PLUS: _Geo.closure_of_union,
+    UnaryOp.STAR: _Geo.star_of_union,
+}
+
+
 _BINARY: dict[BinaryOp, Callable[[_Geo, int, int], int]] = {
     BinaryOp.UNION: _Geo.union,
     BinaryOp.INTER: _Geo.inter,
@@ -1121,11 +1230,34 @@ class Evaluator:
         method = _UNARY[op]
         if op is UnaryOp.COMPLEMENT and self.model.type_of(arg) is Ty.REL:
             method = _Geo.complement_rel
+        if op in _OF_UNION and not static:
+            terms = union_terms(arg)
+            if 1 < len(terms) <= UNION_TERMS:
+                return self._closure_of_union(method, _OF_UNION[op], f, terms), static
 
         def g(c: _Ctx) -> int:
             return method(c.geo, f(c))
 
         return g, static
+
+    def _closure_of_union(
+        self,
+        method: Callable[[_Geo, int], int],
+        of_union: Callable[[_Geo, list[int]], int],
+        whole: _Fn,
+        terms: list[Expr],
+    ) -> _Fn:
+        """`(a | b | ...)+` (or `*`): on a big universe, from the values of the terms
+        (`_Geo.closure_of_union`); each term was compiled with the union."""
+        parts = [self._fn_of[id(t)] for t in terms]
+
+        def g(c: _Ctx) -> int:
+            geo = c.geo
+            if not geo.big:
+                return method(geo, whole(c))
+            return of_union(geo, [p(c) for p in parts])
+
+        return g
 
     def _compile_binary(self, op: BinaryOp, left: Expr, right: Expr) -> tuple[_Fn, bool]:
         if op is BinaryOp.SEQ:

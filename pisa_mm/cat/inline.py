@@ -22,9 +22,12 @@ from pisa_mm.codecache import compiled
 from pisa_mm.hints import Any, assert_never
 from pisa_mm.records import field, record
 
-__all__ = ["MAX_DEPTH", "Inliner", "Slots"]
+__all__ = ["MAX_DEPTH", "UNION_TERMS", "Inliner", "Slots", "union_terms"]
 
 MAX_DEPTH = 24
+# The closure of a union of at most this many terms is computed from the terms on big
+# universes (`_Geo.closure_of_union`); of more, from the union's value.
+UNION_TERMS = 8
 
 _UNARY_METHOD = {
     UnaryOp.IDENTITY: "identity",
@@ -36,6 +39,21 @@ _UNARY_METHOD = {
     UnaryOp.RANGE: "range",
 }
 _BINARY_METHOD = {BinaryOp.SEQ: "compose", BinaryOp.CARTESIAN: "cartesian"}
+_OF_UNION = {UnaryOp.PLUS: "closure_of_union", UnaryOp.STAR: "star_of_union"}
+
+
+def union_terms(expr: Expr) -> list[Expr]:
+    """The terms of a union, nested unions flattened (iteratively: a model's union of
+    thousands of terms is one deep tree)."""
+    terms: list[Expr] = []
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, Binary) and e.op is BinaryOp.UNION:
+            stack += (e.right, e.left)
+        else:
+            terms.append(e)
+    return terms
 
 
 @record(frozen=False)
@@ -133,6 +151,10 @@ class Inliner:
             case Empty():
                 return "0"
             case Unary(op=op, arg=arg):
+                if op in _OF_UNION and not static:
+                    terms = union_terms(arg)
+                    if 1 < len(terms) <= UNION_TERMS and s.nodes.get(id(arg)) is None:
+                        return self._of_union(op, terms, env, depth)
                 inner = self._expr(arg, env, depth + 1, static)
                 if op is UnaryOp.COMPLEMENT:
                     full = "geo.full_rel" if self.type_of(arg) is Ty.REL else "geo.rowmask"
@@ -142,6 +164,14 @@ class Inliner:
                 return self._binary(op, left, right, env, depth, static)
             case _:
                 assert_never(expr)
+
+    def _of_union(self, op: UnaryOp, terms: list[Expr], env: dict[str, Any], depth: int) -> str:
+        """`(a | b | ...)+` or `*`: on a big universe from its terms' values, in order, as
+        the union evaluates them (`_Geo.closure_of_union`); else as any closure."""
+        values = [self._expr(t, env, depth + 1, False) for t in terms]
+        method = _UNARY_METHOD[op]
+        union = " | ".join(values)
+        return f"(geo.{_OF_UNION[op]}([{', '.join(values)}]) if geo.big else geo.{method}({union}))"
 
     def _binary(
         self,

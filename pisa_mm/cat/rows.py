@@ -32,10 +32,17 @@ __all__ = [
     "closure",
     "compose",
     "from_positions",
+    "insert",
     "join",
+    "positions",
+    "product",
+    "sparse_rows",
     "split",
     "transpose",
 ]
+
+# Every non-zero byte to 1: `bytes.find` then skips the zero bytes at memchr speed.
+_MARK = bytes([0] + [1] * 255)
 
 
 def split(r: int, n: int, stride: int | None = None) -> list[int]:
@@ -95,11 +102,49 @@ def _join_bytes(rows: Sequence[int], n: int) -> int | None:
 
 def from_positions(positions: Iterable[int], nbits: int) -> int:
     """The int with exactly the given bits set (each position below nbits): bits set in a
-    buffer and converted once, since `bits |= 1 << k` copies the int at every step."""
+    buffer and converted once, since `bits |= 1 << k` copies the int at every step (a few
+    bits are or-ed: the buffer alone is a pass over nbits)."""
+    listed = positions if isinstance(positions, list) else list(positions)
+    if len(listed) <= _FEW_BITS:
+        out = 0
+        for k in listed:
+            out |= 1 << k
+        return out
     buf = bytearray((nbits + 7) // 8)
-    for k in positions:
+    for k in listed:
         buf[k >> 3] |= 1 << (k & 7)
     return int.from_bytes(buf, "little")
+
+
+# `from_positions` ors at most this many bits into an int, not into a buffer.
+_FEW_BITS = 4
+
+
+def positions(r: int, count: int | None = None) -> list[int]:
+    """The positions of the bits of r, increasing. Given its bit count, a few bits are taken
+    from the top (`bit_length` reads the last digit only: two passes over r per bit);
+    otherwise its bytes are searched for the next non-zero one, where taking the lowest bit
+    off r would copy all of it at each bit."""
+    if count is not None and count <= _FEW_BITS:
+        out: list[int] = []
+        while r:
+            top = r.bit_length() - 1
+            out.append(top)
+            r ^= 1 << top
+        out.reverse()
+        return out
+    data = r.to_bytes((r.bit_length() + 7) // 8, "little")
+    marks = data.translate(_MARK)
+    out = []
+    pos = marks.find(1)
+    while pos >= 0:
+        byte, at = data[pos], pos * 8
+        while byte:
+            low = byte & -byte
+            out.append(at + low.bit_length() - 1)
+            byte ^= low
+        pos = marks.find(1, pos + 1)
+    return out
 
 
 def _nonempty(rows: Sequence[int]) -> int:
@@ -170,6 +215,102 @@ def closure(rows: Sequence[int]) -> list[int] | None:
         closed[v] = acc
         sources |= 1 << v
     return closed
+
+
+def insert(
+    closed: Sequence[int], cols: Sequence[int], edges: dict[int, int]
+) -> list[tuple[int, int]]:
+    """What adding the pairs of `edges` (source -> row of its targets) to the transitively
+    closed relation `closed` (`cols`: its columns) adds to its closure: products of a set
+    of events and a row, (who, row) for the pairs who x row; `closed` with them is the
+    closure of the union.
+
+    One source u at a time, the relation stays closed: x reaches y through a new pair from
+    u exactly when x is u or reaches u, and y is a target of u or is reached from one. Only
+    the last new pair of a path matters, so a path through several (a cycle too) is covered
+    when its last source is inserted. Every step is on sets of n bits: the events reaching
+    u are u's column and the sources of the products that reach u; a row is its row in
+    `closed` and the products it is a source of. A source costs its targets' rows not
+    already covered (the targets of fr from one read lie on one co chain: one step)."""
+    added: list[tuple[int, int]] = []
+    for u, targets in edges.items():
+        reach, rest = targets, targets
+        while rest:
+            low = rest & -rest
+            v = low.bit_length() - 1
+            below = closed[v]
+            for who, row in added:
+                if who & low:
+                    below |= row
+            reach |= below
+            rest = (rest ^ low) & ~below
+        bit = 1 << u
+        above = cols[u] | bit
+        for who, row in added:
+            if row & bit:
+                above |= who
+        added.append((above, reach))
+    return added
+
+
+# `product` lays down at most this many runs of consecutive events by shifting; beyond, it
+# joins the rows.
+_RUNS = 16
+
+
+def product(who: int, row: int, n: int) -> int:
+    """The relation over n events whose row i is `row` for each i in the set `who`, the
+    others empty. Its runs of consecutive events (a read reached from every write before
+    it) are laid down by log(run) doublings each: a few passes over n*n bits where `join`
+    makes a step per row."""
+    if not who or not row:
+        return 0
+    if (who & ~(who << 1)).bit_count() > _RUNS:
+        return join([row if who >> i & 1 else 0 for i in range(n)], n)
+    out = 0
+    while who:
+        start = (who & -who).bit_length() - 1
+        tail = who >> start
+        length = (~tail & (tail + 1)).bit_length() - 1
+        out |= _repeat(row, length, n) << (start * n)
+        who &= ~(((1 << length) - 1) << start)
+    return out
+
+
+def _repeat(row: int, times: int, n: int) -> int:
+    """`times` copies of an n-bit row, one after the other at stride n (doubling)."""
+    out, done = row, 1
+    while 2 * done <= times:
+        out |= out << (done * n)
+        done *= 2
+    if done < times:
+        out |= _repeat(row, times - done, n) << (done * n)
+    return out
+
+
+def sparse_rows(r: int, n: int, limit: int) -> dict[int, int] | None:
+    """The non-empty rows of r (row index -> row), or None when more than `limit` are not
+    empty. Its bytes are searched for the next non-zero one, then from the next row on: a
+    relation of a few rows costs a pass over its n*n bits, not n row extractions."""
+    data = r.to_bytes((n * n + 7) // 8 + 1, "little")
+    marks = data.translate(_MARK)
+    mask = (1 << n) - 1
+    out: dict[int, int] = {}
+    pos = marks.find(1)
+    while pos >= 0:
+        after = pos + 1
+        # The byte may hold the end of one row and the start of the next: both are read.
+        for i in range(pos * 8 // n, min(n, (pos * 8 + 7) // n + 1)):
+            start = i * n
+            chunk = data[start >> 3 : ((start + n + 7) >> 3) + 1]
+            row = (int.from_bytes(chunk, "little") >> (start & 7)) & mask
+            if row and i not in out:
+                if len(out) == limit:
+                    return None
+                out[i] = row
+            after = max(after, (start + n) >> 3)
+        pos = marks.find(1, after)
+    return out
 
 
 def compose(left: Sequence[int], right: Sequence[int], budget: int) -> list[int] | None:

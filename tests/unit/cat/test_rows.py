@@ -133,3 +133,73 @@ def test_shapes_give_their_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
         expected = small.rel_bits(list(shape))  # its pairs, listed
         assert small.shape_bits(shape) == expected, shape
         assert big.shape_bits(shape) == expected, shape
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_inserting_pairs_into_a_closure_gives_the_closure_of_the_union(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(1, 30)
+    base = rng.choice([_random_relation(rng, n), _chain(n, rng.random() < 0.5)])
+    # pairs from a few sources, which may close cycles through the base
+    sources = rng.sample(range(n), rng.randint(1, min(n, 4)))
+    extra = {(u, rng.randrange(n)) for u in sources for _ in range(rng.randint(1, 6))}
+    closed = _bits(_closure(base), n)
+    edges: dict[int, int] = {}
+    for i, j in extra:
+        edges[i] = edges.get(i, 0) | 1 << j
+    cols = rows.split(_bits({(j, i) for i, j in _closure(base)}, n), n)
+    for who, row in rows.insert(rows.split(closed, n), cols, edges):
+        closed |= rows.product(who, row, n)
+    assert closed == _bits(_closure(base | extra), n)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_sparse_rows_are_the_non_empty_rows(seed: int) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(1, 200)
+    full = [0] * n
+    for _ in range(rng.randint(0, 12)):
+        full[rng.randrange(n)] |= (
+            rng.getrandbits(n) if rng.random() < 0.5 else 1 << rng.randrange(n)
+        )
+    want = {i: row for i, row in enumerate(full) if row}
+    r = rows.join(full, n)
+    assert rows.sparse_rows(r, n, len(want)) == want
+    if want:
+        assert rows.sparse_rows(r, n, len(want) - 1) is None
+
+
+@pytest.mark.parametrize("who", [0, 1, 0b1110, (1 << 50) - 1, sum(1 << i for i in range(0, 50, 2))])
+def test_a_product_has_the_row_at_each_of_its_events(who: int) -> None:
+    n, row = 50, 0b1011 | 1 << 49
+    assert rows.product(who, row, n) == rows.join([row if who >> i & 1 else 0 for i in range(n)], n)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_closure_of_a_union_on_a_big_universe_equals_the_dense_one(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(seed)
+    n = rng.randint(2, 24)
+    small, big = _geos(n, monkeypatch)
+    order = _bits(_chain(n, rng.random() < 0.5), n)
+    parts = [order, _bits(_random_relation(rng, n), n)]
+    # a read's rf and fr beside a shared order: a few pairs from a few events
+    u = rng.randrange(n)
+    parts += [sum(1 << (u * n + j) for j in range(n) if rng.random() < 0.3)]
+    for _ in range(2):
+        parts[1] = sum(1 << (rng.randrange(n) * n + rng.randrange(n)) for _ in range(3))
+        for name in ("closure_of_union", "star_of_union"):
+            want = getattr(small, name)(parts)
+            assert getattr(big, name)(parts) == want, name
+            assert want == getattr(small, name.split("_")[0])(parts[0] | parts[1] | parts[2])
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_positions_and_from_positions_are_inverse(seed: int) -> None:
+    rng = random.Random(seed)
+    nbits = rng.randint(1, 5000)
+    want = sorted(rng.sample(range(nbits), rng.randint(0, min(nbits, rng.choice([3, 40])))))
+    r = rows.from_positions(want, nbits)
+    assert r == sum(1 << k for k in want)
+    assert rows.positions(r) == want
