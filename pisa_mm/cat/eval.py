@@ -209,6 +209,7 @@ class _Geo:
         "rows_kept",
         "rows_of",
         "shapes",
+        "sparse",
         "splits",
         "spread8",
         "transposed",
@@ -264,6 +265,8 @@ class _Geo:
         self.unions: dict[tuple[int, ...], tuple[tuple[int, ...], int]] = {}
         # (id of a memo, id of a key) -> (key, value), for the keys of `memo` found twice.
         self.known: dict[tuple[int, int], tuple[Any, Any]] = {}
+        # The rows of the last few relations of a few rows made by composition, by identity.
+        self.sparse: dict[int, tuple[int, dict[int, int]]] = {}
 
     def __getattr__(self, name: str) -> int:
         # Called only for a slot not set yet: the big masks `__init__` leaves to first use.
@@ -310,14 +313,12 @@ class _Geo:
                     bits |= 1 << (i * n + j)
             return bits
         # rf of a candidate with one read: no n*n-bit buffer for its pair
-        return big.from_positions(
-            [
-                i * n + j
-                for a, b in pairs
-                if (i := index.get(a)) is not None and (j := index.get(b)) is not None
-            ],
-            n * n,
-        )
+        listed = [
+            i * n + j
+            for a, b in pairs
+            if (i := index.get(a)) is not None and (j := index.get(b)) is not None
+        ]
+        return self.counted(big.from_positions(listed, n * n), len(set(listed)))
 
     def shape_bits(self, rel: Rows) -> int:
         """The bits of a relation given by its shape (cat/compact.py): a row per event,
@@ -435,10 +436,17 @@ class _Geo:
         if hit is not None and hit[0] is r:
             return hit[1]
         c = r.bit_count()
+        self.counted(r, c)  # keeps r alive, so that its id is not reused while here
+        return c
+
+    def counted(self, r: int, c: int) -> int:
+        """r, whose bit count c its maker knew (a few pairs): `count` will not make a pass
+        over r for it."""
+        counts = self.counts
         if len(counts) >= self.rows_kept:
             del counts[next(iter(counts))]
-        counts[id(r)] = (r, c)  # keeps r alive, so that its id is not reused while here
-        return c
+        counts[id(r)] = (r, c)
+        return r
 
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
@@ -497,13 +505,13 @@ class _Geo:
         if self.big:
             # `r ; x?` and `x? ; r` (eco?, hb?): the identity part is r itself, and what is
             # left is often a few pairs, composed without splitting anything.
+            if self.count(a) <= _FEW:  # before the identity tests: each is a pass over b
+                return self._compose_few_left(a, b)
             diag = self.diag
             if b & diag == diag:
                 return a | self.compose(a, b ^ diag)
             if a & diag == diag:
                 return b | self.compose(a ^ diag, b)
-            if self.count(a) <= _FEW:
-                return self._compose_few_left(a, b)
             if self.count(b) <= _FEW:
                 return self._compose_few_right(a, b)
             if memo is None:
@@ -538,11 +546,18 @@ class _Geo:
         n = self.n
         hit = self.rows_of.get(id(b))
         rowmask, moved = self.rowmask, 0
+        rows: dict[int, int] = {}
         for k in big.positions(a, self.count(a)):
             i, j = divmod(k, n)
             row = hit[1][j] if hit is not None and hit[0] is b else (b >> (j * n)) & rowmask
+            rows[i] = rows.get(i, 0) | row
+        for i, row in rows.items():
             moved |= row << (i * n)
-        return moved
+        sparse = self.sparse
+        if len(sparse) >= self.rows_kept:
+            del sparse[next(iter(sparse))]
+        sparse[id(moved)] = (moved, rows)  # keeps moved alive: its id stays its own
+        return self.counted(moved, sum(row.bit_count() for row in rows.values()))
 
     def _compose_big(self, a: int, b: int) -> int:
         n = self.n
@@ -609,30 +624,51 @@ class _Geo:
         hit = unions.get(key)
         if hit is not None and all(a is b for a, b in zip(parts, hit[0], strict=True)):
             return hit[1]
-        whole = functools.reduce(operator.or_, parts)
         counts = [self.count(p) for p in parts]
         if sum(counts) <= _FEW:
-            return self._closure_few(whole)
-        closed = self._closure_inserted(whole, parts[counts.index(max(counts))])
+            return self._closure_few(functools.reduce(operator.or_, parts))
+        largest = counts.index(max(counts))
+        closed = self._closure_inserted(parts[largest], parts[:largest] + parts[largest + 1 :])
         if len(unions) >= self.rows_kept:
             del unions[next(iter(unions))]
         unions[key] = (tuple(parts), closed)  # the terms kept alive: their ids stay theirs
         return closed
 
-    def _closure_inserted(self, whole: int, base: int) -> int:
-        added = whole & ~base
-        if not added:
-            return self.closure(base)
-        edges = big.sparse_rows(added, self.n, _INSERTED)
-        if edges is None:
-            return self.closure(whole)  # memoised by value, as a closure costs
+    def _closure_inserted(self, base: int, others: list[int]) -> int:
+        """The closure of base | others: the pairs of the others inserted into base's
+        closure (those already there change nothing) when they come from a few events."""
+        edges: dict[int, int] = {}
+        for other in others:
+            rows = self._sparse_rows(other)
+            if rows is None or len(edges) + len(rows) > _INSERTED:
+                return self.closure(functools.reduce(operator.or_, others, base))
+            for i, row in rows.items():
+                edges[i] = edges.get(i, 0) | row
         closed = self.closure(base)
+        if not edges:
+            return closed
         # The columns too: both memoised with the closure, which the candidates share.
         cols = self.split(self.memo(self.transposed, closed, self._transpose_big))
         n = self.n
         for who, row in big.insert(self.split(closed), cols, edges):
             closed |= big.product(who, row, n)
         return closed
+
+    def _sparse_rows(self, r: int) -> dict[int, int] | None:
+        """The non-empty rows of r when at most `_INSERTED` (else None): known for the few-
+        pair compositions (fr from one read), taken bit by bit for a few pairs (rf), else
+        found in its bytes."""
+        hit = self.sparse.get(id(r))
+        if hit is not None and hit[0] is r:
+            return hit[1]
+        n = self.n
+        if self.count(r) <= _FEW:
+            rows: dict[int, int] = {}
+            for k in big.positions(r, self.count(r)):
+                i, j = divmod(k, n)
+                rows[i] = rows.get(i, 0) | 1 << j
+            return rows
+        return big.sparse_rows(r, n, _INSERTED)
 
     def star_of_union(self, parts: list[int]) -> int:
         return self.closure_of_union(parts) | self.diag
@@ -681,11 +717,12 @@ class _Geo:
         if self.big:
             if self.count(r) > 8:
                 return self.memo(self.transposed, r, self._transpose_big)
+            listed = big.positions(r, self.count(r))
             out = 0
-            for k in big.positions(r, self.count(r)):
+            for k in listed:
                 i, j = divmod(k, n)
                 out |= 1 << (j * n + i)
-            return out
+            return self.counted(out, len(listed))
         if self.closures is not None and r.bit_count() >= n:
             # Dense (hb^-1), memoised as closures are: candidates share their hb.
             return _memo(self.transposed, r, self._transpose, self.memo_limit)
@@ -1147,17 +1184,18 @@ class Evaluator:
         `a^-1 & b` empty (x a y b x for some y) once a is the value of the previous
         evaluation: its transposition is then memoised, where composing a with b (eco,
         which changes with every candidate) costs n row operations per candidate."""
-        parts: list[tuple[_Fn, _Fn | None, list[int | None]]] = []
+        # per term: a's function, b's, and [a, a^-1, the universe] of the last evaluation
+        parts: list[tuple[_Fn, _Fn | None, list[Any]]] = []
         for term in _terms(expr, BinaryOp.UNION):
             factors = _terms(term, BinaryOp.SEQ)
             if len(factors) < 2:
-                parts.append((self._fn_of[id(term)], None, [None]))
+                parts.append((self._fn_of[id(term)], None, [None, None, None]))
                 continue
             head = factors[0]
             for f in factors[1:-1]:
                 head = Binary(BinaryOp.SEQ, head, f, f.span)
             fa = self._fn_of[id(head)] if len(factors) == 2 else self._compile(head)[0]
-            parts.append((fa, self._fn_of[id(factors[-1])], [None]))
+            parts.append((fa, self._fn_of[id(factors[-1])], [None, None, None]))
 
         def test(c: _Ctx) -> bool:
             geo = c.geo
@@ -1174,11 +1212,14 @@ class Evaluator:
                 b = right(c)
                 seen = last[0]
                 if seen is a or seen == a:
-                    if geo.transpose(a) & b:
+                    if last[2] is not geo:  # a^-1 of the same bits on another universe
+                        last[1], last[2] = geo.transpose(a), geo
+                    if last[1] & b:
                         return False
-                elif geo.compose(a, b) & geo.diag:
+                    continue
+                if geo.compose(a, b) & geo.diag:
                     return False
-                last[0] = a
+                last[0], last[2] = a, None
             return True
 
         return test

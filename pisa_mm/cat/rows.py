@@ -125,6 +125,8 @@ def positions(r: int, count: int | None = None) -> list[int]:
     from the top (`bit_length` reads the last digit only: two passes over r per bit);
     otherwise its bytes are searched for the next non-zero one, where taking the lowest bit
     off r would copy all of it at each bit."""
+    if count == 1:
+        return [r.bit_length() - 1]  # rf of one read: no pass at all
     if count is not None and count <= _FEW_BITS:
         out: list[int] = []
         while r:
