@@ -47,6 +47,11 @@ _PYTHON = f"{_FORMAT} {sys.version} {sys.implementation.cache_tag}"
 _OLD_ENTRIES = ("records.marshal", "code.marshal", f"code-4-{sys.implementation.cache_tag}.marshal")
 # The bytes of a group's digest (pisa_mm/cache.py's `seal`), before its marshalled table.
 _DIGEST = 16
+# The bytes of the groups a process did not use that the table keeps when it is written,
+# the most recently written first. A group per model file run (tests generate thousands):
+# unbounded, the table reached 5 MB on a developer's machine, read at every start and
+# written again at each miss (440 M instructions more for a one-test run).
+TABLE_BYTES = 2 << 20
 
 _Group = dict[str, CodeType]
 
@@ -137,10 +142,23 @@ class Codes:
         with self._lock:
             if not self.missed:
                 return
-            table = dict(self.load())
-            for group in self.missed:
-                code = marshal.dumps(self.used[group])
-                table[group] = _digest(code) + code
+            stored = self.load()
+            # The groups of this process last (the order of a marshalled dict is kept), the
+            # others before them, most recently written last, down to TABLE_BYTES.
+            others = [(g, data) for g, data in stored.items() if g not in self.used]
+            kept, size = [], 0
+            for group, data in reversed(others):
+                size += len(data) if isinstance(data, bytes) else 0
+                if size > TABLE_BYTES:
+                    break
+                kept.append((group, data))
+            table = dict(reversed(kept))
+            for group in self.used:
+                if group in self.missed:
+                    code = marshal.dumps(self.used[group])
+                    table[group] = _digest(code) + code
+                elif group in stored:
+                    table[group] = stored[group]
             write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
             self.stored, self.missed = table, set()
             directory = cache_dir()

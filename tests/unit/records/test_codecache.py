@@ -151,3 +151,21 @@ def test_a_source_the_table_lacks_is_compiled_once_per_process(
     first = codes.compiled(source, "group", "<test>")
     assert codes.compiled(source, "group", "<test>") is first
     assert compiles == [source]
+
+
+def test_the_table_keeps_the_groups_in_use_and_the_latest_others_up_to_its_bound(
+    entry: Path, restart: Callable[[], None], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # one group per model file run: without a bound the table grew with every model
+    for k in range(6):
+        codecache.compiled(f"x = {k}\n" * 40, f"model {k}", "<test>")
+        restart()
+    size = len(codecache.CODES.load()["model 5"])
+    monkeypatch.setattr(codecache, "TABLE_BYTES", 2 * size + size // 2)
+    codecache.compiled(SOURCE, "now", "<test>")  # a miss: the table is written
+    restart()
+    # this process's group last, before it the two most recent others that fit
+    assert list(codecache.CODES.load()) == ["model 4", "model 5", "now"]
+    codecache.compiled("x = 0\n" * 40, "model 0", "<test>")  # gone: compiled again
+    assert codecache.CODES.missed == {"model 0"}
+    restart()  # written here: the exit hook of a table with a miss would write it at exit
