@@ -35,7 +35,7 @@ budget; the base: `Unknown` at 200 s wall after 46 s CPU); stores-distinct 1,000
 4,000: 3.2 s 248 MB (was 3.4 s). two-writers and load-store are not easy (C(n, n/2)
 coherence orders, (n+1)^n rf choices): `Unknown` at 1,000 before and after.
 
-Incremental closure of eco (cat/rows.py insert/product, `_Geo.closure_of_union`), CPU seconds
+Incremental closure of eco (cat/rows.py insert/product, `Geo.closure_of_union`), CPU seconds
 with another process on the second core, against 819675c: stores 1,000 / 2,000 / 4,000:
 1.8 / 8.4 / 59.2 s (was 12.1 / 74.8 / over 120 s); stores-distinct 1.6 / 9.8 / 67.6 s (was
 12.7 / 76.8 / over 120 s); threads 8,000: 18.1 s, 1,629 MB; stores-only 4,000: 2.5 s.

@@ -5,7 +5,7 @@ n*n, program order of a thread of n events n(n-1)/2 and `ext` of n threads about
 listed as pairs, they cost quadratic Python work and memory (a million tuples at a thousand
 writes, sixteen million for `ext` of 4,000 events). A `BaseRelations` may return one of these
 instead; iterating it yields its pairs (for whoever wants them), and the evaluator turns it
-into bits a row at a time (`_Geo.shape_bits`).
+into bits a row at a time (`cat/geo.py` `Geo.shape_bits`).
 """
 
 from __future__ import annotations

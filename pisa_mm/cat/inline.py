@@ -26,7 +26,7 @@ __all__ = ["MAX_DEPTH", "UNION_TERMS", "Inliner", "Slots", "union_terms"]
 
 MAX_DEPTH = 24
 # The closure of a union of at most this many terms is computed from the terms on big
-# universes (`_Geo.closure_of_union`); of more, from the union's value.
+# universes (`Geo.closure_of_union`); of more, from the union's value.
 UNION_TERMS = 8
 
 _UNARY_METHOD = {
@@ -167,7 +167,7 @@ class Inliner:
 
     def _of_union(self, op: UnaryOp, terms: list[Expr], env: dict[str, Any], depth: int) -> str:
         """`(a | b | ...)+` or `*`: on a big universe from its terms' values, in order, as
-        the union evaluates them (`_Geo.closure_of_union`); else as any closure."""
+        the union evaluates them (`Geo.closure_of_union`); else as any closure."""
         values = [self._expr(t, env, depth + 1, False) for t in terms]
         method = _UNARY_METHOD[op]
         union = " | ".join(values)

@@ -30,7 +30,7 @@ from pisa_mm.hints import assert_never
 
 __all__ = ["schedule"]
 
-# Relative costs of the bit operations (cat/eval.py `_Geo`): a closure or an acyclicity test
+# Relative costs of the bit operations (cat/geo.py `Geo`): a closure or an acyclicity test
 # is n steps of n*n bits, a composition up to n, a transpose n, the rest one big-int operation.
 _UNARY_COST = {
     UnaryOp.PLUS: 10,

@@ -183,10 +183,10 @@ def test_explain_unrolls_a_closure_one_level() -> None:
 
 def test_relations_given_by_shape_have_the_bits_of_their_pairs() -> None:
     from pisa_mm.cat.compact import Classes, Orders
-    from pisa_mm.cat.eval import _Geo
+    from pisa_mm.cat.geo import Geo
 
     for n in (5, 40, 70):  # both sides of the small-universe threshold
-        geo = _Geo(tuple(range(0, 2 * n, 2)))  # ids 0, 2, 4...: odd ids lie outside
+        geo = Geo(tuple(range(0, 2 * n, 2)))  # ids 0, 2, 4...: odd ids lie outside
         orders = Orders(
             ((tuple(range(0, n, 3)), frozenset({n + 1, n + 2, 1})), ((3, 1), frozenset()))
         )

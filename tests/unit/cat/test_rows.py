@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from pisa_mm.cat import eval as cat_eval
+from pisa_mm.cat import geo as cat_geo
 from pisa_mm.cat import rows
 from pisa_mm.cat.compact import Apart, Classes, Forest, Orders, Rows
 
@@ -83,12 +83,12 @@ def test_compose_gives_up_past_its_budget() -> None:
     assert rows.compose(dense, dense, 10) is None
 
 
-def _geos(n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[cat_eval._Geo, cat_eval._Geo]:
+def _geos(n: int, monkeypatch: pytest.MonkeyPatch) -> tuple[cat_geo.Geo, cat_geo.Geo]:
     events = tuple(range(3, 3 + 2 * n, 2))  # ids are not indices
-    small = cat_eval._Geo(events)
-    monkeypatch.setattr(cat_eval, "_BIG", 0)
-    monkeypatch.setattr(cat_eval, "_SMALL", 0)
-    big = cat_eval._Geo(events)
+    small = cat_geo.Geo(events)
+    monkeypatch.setattr(cat_geo, "_BIG", 0)
+    monkeypatch.setattr(cat_geo, "_SMALL", 0)
+    big = cat_geo.Geo(events)
     assert big.big and not small.big
     return small, big
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 
 import pytest
 
-from pisa_mm.cat import eval as cat_eval
+from pisa_mm.cat import geo as cat_geo
 from pisa_mm.cat.eval import Evaluator
 from pisa_mm.cat.loader import load_model_source
 from pisa_mm.records import record
@@ -41,8 +41,8 @@ def _pairs(rng: random.Random, events: Sequence[int], density: float) -> frozens
 
 def _answers(seed: int, big: bool, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, ...]]:
     if big:
-        monkeypatch.setattr(cat_eval, "_BIG", 0)
-        monkeypatch.setattr(cat_eval, "_SMALL", 0)
+        monkeypatch.setattr(cat_geo, "_BIG", 0)
+        monkeypatch.setattr(cat_geo, "_SMALL", 0)
     model = load_model_source(MODEL, "irr.cat", "irr")
     ev = Evaluator(model, dynamic=("rf", "co"))
     rng = random.Random(seed)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pisa_mm.cat import eval as cat_eval
+from pisa_mm.cat import geo as cat_geo
 from pisa_mm.cat import rows
 from pisa_mm.cat.loader import load_model
 from pisa_mm.engines import EngineOptions, available_engines, get_engine
@@ -51,9 +51,9 @@ def _run(shape: str, n: int, engine: str) -> TestResult:
 def test_big_paths_agree_with_smt(shape: str, n: int, monkeypatch: pytest.MonkeyPatch) -> None:
     smt = _run(shape, n, "smt")
     # Every universe takes the paths of thousands of events: rows, blocks of 8 events.
-    monkeypatch.setattr(cat_eval, "_BIG", 0)
-    monkeypatch.setattr(cat_eval, "_SMALL", 0)
-    monkeypatch.setattr(cat_eval, "_KEPT_BYTES", 0)
+    monkeypatch.setattr(cat_geo, "_BIG", 0)
+    monkeypatch.setattr(cat_geo, "_SMALL", 0)
+    monkeypatch.setattr(cat_geo, "_KEPT_BYTES", 0)
     monkeypatch.setattr(rows, "_BLOCK", 8)
     explicit = _run(shape, n, "explicit")
     assert explicit.states == smt.states
