@@ -36,6 +36,9 @@ _SHARED_LIMIT = 4 * _MEMO_LIMIT
 _BIG_MEMO_LIMIT = 8
 # Relations of at most this many pairs are taken pair by pair on big universes.
 _FEW = 16
+# Entries of a small universe's memo of the bits of the pair collections it was given, by
+# identity (`Geo.rel_bits`): an engine passes the same rf to each coherence order of it.
+_GIVEN_KEPT = 64
 # `Geo.closure_of_union` inserts the pairs of at most this many events into a closure.
 _INSERTED = 64
 # Relations whose rows `Geo.split` keeps (the last ones split or joined).
@@ -62,6 +65,8 @@ def _masks(n: int) -> tuple[int, int, int, int, tuple[int, ...]]:
 
 # The pair collections whose emptiness is tested cheaply (no ABC isinstance).
 _SIZED = frozenset({frozenset, set, tuple, list})
+# The pair collections that never change (frozen records for the shapes).
+_IMMUTABLE = frozenset({frozenset, tuple}) | SHAPES
 _Memos = tuple[dict[int, int], dict[tuple[int, int], int], dict[int, int]]
 _SHARED: dict[int, _Memos] = {}
 
@@ -81,6 +86,24 @@ def _shared_memos(n: int) -> _Memos:
     return hit
 
 
+# The bits of the shapes (`Geo.shape_bits`) of the small universes, per universe (its events
+# in order: the bits depend on them alone), for this many universes at most.
+_SHAPES_KEPT = 256
+_SHAPES: dict[tuple[int, ...], dict[Rows, int]] = {}
+
+
+def _shared_shapes(events: tuple[int, ...]) -> dict[Rows, int]:
+    """The shape memo of the small universe `events`, shared in this process: the tests of
+    one suite share their program orders, threads and scopes (each memo bounded by
+    _MEMO_LIMIT, as a universe's own; all of them dropped past _SHAPES_KEPT universes)."""
+    hit = _SHAPES.get(events)
+    if hit is None:
+        if len(_SHAPES) >= _SHAPES_KEPT:
+            _SHAPES.clear()
+        hit = _SHAPES[events] = {}
+    return hit
+
+
 class Geo:
     """The dense indexing of one universe and the bit masks that go with it."""
 
@@ -94,6 +117,7 @@ class Geo:
         "diag",
         "events",
         "full_rel",
+        "given",
         "index",
         "known",
         "memo_limit",
@@ -146,7 +170,8 @@ class Geo:
             self.transposed = {}
             if self.big:
                 self.closures, self.composed = {}, {}
-        self.shapes: dict[Rows, int] = {}
+        self.shapes: dict[Rows, int] = _shared_shapes(events) if small else {}
+        self.given: dict[int, tuple[object, int]] | None = {} if small else None
         self.splits: dict[int, list[int]] = {}
         # The rows of the last few relations split or joined (cat/rows.py), by identity:
         # one value is often the operand of several operations (hb in three checks).
@@ -192,6 +217,21 @@ class Geo:
         return int.from_bytes(buf, "little")
 
     def rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
+        given = self.given
+        if given is not None and type(pairs) in _IMMUTABLE:
+            # By identity, the object kept alive with its bits (its id is not reused while
+            # it is here): a hit costs no hash of a shape's fields, no pass over the pairs.
+            hit = given.get(id(pairs))
+            if hit is not None and hit[0] is pairs:
+                return hit[1]
+            bits = self._rel_bits(pairs)
+            if len(given) >= _GIVEN_KEPT:
+                given.clear()
+            given[id(pairs)] = (pairs, bits)
+            return bits
+        return self._rel_bits(pairs)
+
+    def _rel_bits(self, pairs: Iterable[tuple[int, int]]) -> int:
         if type(pairs) in SHAPES:
             return self.shape_bits(pairs)  # type: ignore[arg-type]
         if type(pairs) in _SIZED and not pairs:

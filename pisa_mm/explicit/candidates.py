@@ -20,8 +20,8 @@ from pisa_mm.cat.compact import Orders
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
 from pisa_mm.records import field, record
-from pisa_mm.values.eval import evaluate
-from pisa_mm.values.expr import Const, Expr
+from pisa_mm.values.eval import MalformedExprError, UnboundValueError, check_apply, evaluate
+from pisa_mm.values.expr import Apply, Const, Expr, Op, ReadValue
 
 __all__ = ["Candidate", "ForcedPairs", "PathFilter", "Prune", "candidates", "location_address"]
 
@@ -156,6 +156,45 @@ def location_address(es: EventStructure, loc: Location) -> int:
     return var.base + loc.offset
 
 
+class _Applied:
+    """The results of the operators over constants and read values (a read-modify-write's
+    new value, a compare-and-swap's guard) that the resolvers of one choice of paths
+    computed, by the values read: each rf choice evaluates them again, over a few values."""
+
+    def __init__(self) -> None:
+        self.results: dict[tuple[int, ...], int] = {}
+        self._reads: dict[int, tuple[int, ...] | None] = {}
+
+    def reads(self, expr: Apply) -> tuple[int, ...] | None:
+        """The events whose read values `expr` reads, in order, when it is an operator
+        (not a lazy one) over constants and read values that `evaluate` computes without
+        an error of its own; None for the others (evaluated every time)."""
+        key = id(expr)
+        if key in self._reads:
+            return self._reads[key]
+        reads: tuple[int, ...] | None = None
+        if expr.op not in _LAZY and all(type(a) in (Const, ReadValue) for a in expr.args):
+            try:
+                # what `evaluate` checks before it reads a value (structural: once)
+                check_apply(expr)
+                for a in expr.args:
+                    if isinstance(a, Const):
+                        evaluate(a, _no_read)
+                reads = tuple(a.event for a in expr.args if isinstance(a, ReadValue))
+            except (MalformedExprError, UnboundValueError):
+                reads = None
+        self._reads[key] = reads
+        return reads
+
+
+def _no_read(eid: int) -> int:
+    raise LookupError(eid)
+
+
+# The operators `evaluate` computes lazily (the operands it reads depend on the values).
+_LAZY = frozenset({Op.ITE, Op.BAND, Op.BOR})
+
+
 class _Resolver:
     """Values, addresses and guards under a (possibly partial) rf choice, memoised.
 
@@ -169,6 +208,7 @@ class _Resolver:
         es: EventStructure,
         rf: Mapping[int, int | None],
         collectives: Mapping[tuple[int, int], int],
+        applied: _Applied | None = None,
     ) -> None:
         self.es = es
         self.rf = rf
@@ -176,10 +216,25 @@ class _Resolver:
         self.busy: set[int] = set()
         self.value_memo: dict[int, int] = {}
         self.addr_memo: dict[int, int | None] = {}
+        self.applied = applied
 
     def _eval(self, expr: Expr) -> int:
         if isinstance(expr, Const):
             return expr.value
+        applied = self.applied
+        if applied is not None and type(expr) is Apply:
+            reads = applied.reads(expr)
+            if reads is not None:
+                # The read values first, in the order `evaluate` reads them (so the same
+                # one raises first); the operator's result is then a function of them.
+                try:
+                    key = (id(expr), *[self.value(r) for r in reads])
+                except LookupError:  # `evaluate` says which value is unbound
+                    return evaluate(expr, self.value, self.contribution)
+                hit = applied.results.get(key)
+                if hit is None:
+                    hit = applied.results[key] = evaluate(expr, self.value, self.contribution)
+                return hit
         return evaluate(expr, self.value, self.contribution)
 
     def contribution(self, thread: int, index: int) -> int:
@@ -366,6 +421,10 @@ class _Choice:
             _fixed_location(e) is not None for e in self.events if e.kind in (Kind.READ, Kind.WRITE)
         )
         self._co_orders: dict[frozenset[int], list[CoOrders]] = {}
+        # Every event of the choice: those of each candidate when they all surely happen
+        # (one object for all of them, which the engine's memos then find by identity).
+        self.ids = frozenset(e.id for e in self.events)
+        self.applied = _Applied()
 
     def candidates(self) -> Iterator[Candidate]:
         if self.dead:
@@ -373,7 +432,7 @@ class _Choice:
         if self.prune is not None and self.static_locs is not None:
             # Events and locations are fixed: choose co first, so that every rf choice is
             # judged against a complete co (a stale read is cut as soon as it is chosen).
-            ids = frozenset(e.id for e in self.events)
+            ids = self.ids
             init_of, by_loc = _writes_by_location(self.events, self.static_locs)
             for co in self._orders(init_of, by_loc, ids, self.static_locs, frozenset()):
                 for rf, res in self._assign(co):
@@ -388,7 +447,7 @@ class _Choice:
         """The resolver of `rf` (its values memoised) if the chosen edges contradict no
         value, guard or location, else None. With `complete`, every check must be
         decidable; otherwise undecidable ones pass."""
-        res = _Resolver(self.es, dict(rf), self.collectives)
+        res = _Resolver(self.es, dict(rf), self.collectives, self.applied)
         if not self.partial_checks and not (complete and self.complete_checks):
             return res  # nothing here depends on rf
         checks = list(self.path_checks)
@@ -412,7 +471,7 @@ class _Choice:
             return True
         return self.prune(
             self._candidate(
-                frozenset(e.id for e in self.events),
+                self.ids,
                 _rf_pairs(rf),
                 co or {},
                 self.static_locs,
@@ -421,6 +480,27 @@ class _Choice:
                 {},
             )
         )
+
+    def _extended(
+        self, rf: RfChoice, parent: _Resolver, undecided: list[_Check], read: int
+    ) -> tuple[_Resolver, list[_Check]] | None:
+        """`_consistent(rf, complete=False)` for `rf`, the choice of `parent` with one more
+        edge (of `read`), judged from the parent's judgement: the checks the parent decided
+        passed, and their values are the same under every extension of its rf, so only
+        those it left undecided and those of the new edge are run, with the parent's values
+        memoised. The resolver and the checks still undecided, or None when one fails."""
+        res = _Resolver(self.es, dict(rf), self.collectives, self.applied)
+        res.value_memo = parent.value_memo.copy()
+        res.addr_memo = parent.addr_memo.copy()
+        w = rf[read]
+        checks = [*undecided, *self.edge_checks[(read, w)]]
+        if w is not None and w in self.guarded_writes:
+            checks.append((_GUARD, self.es.events[w].guard, True))
+        try:
+            left = _undecided(self.es, res, checks)
+        except (_Cyclic, _BadAddress, _Absent):
+            return None
+        return None if left is None else (res, left)
 
     def _assign(self, co: CoOrders | None) -> Iterator[tuple[RfChoice, _Resolver]]:
         """Complete, consistent rf choices (`co`, when given, is fixed for pruning), read by
@@ -439,25 +519,53 @@ class _Choice:
         # A partial choice needs judging only when some check depends on rf (a guard or a
         # location computed from read values); else every partial choice is consistent.
         partial = self.partial_checks
+        # per chosen read: the judgement of the choice before it (`_extended`)
+        judged: list[tuple[_Resolver, list[_Check]]] = []
+        if partial:
+            root = _Resolver(self.es, {}, self.collectives, self.applied)
+            try:
+                left = _undecided(self.es, root, self.path_checks)
+            except (_Cyclic, _BadAddress, _Absent):
+                return
+            if left is None:
+                return  # a check fails whatever rf is
+            judged.append((root, left))
         pos = [0]  # per chosen read, the index of its next option
         while pos:
             k = len(pos) - 1
             if pos[k] == len(options[k]):
                 pos.pop()
                 rf.pop(reads[k], None)
+                if partial:
+                    judged.pop()
                 continue
             rf[reads[k]] = options[k][pos[k]]
             pos[k] += 1
-            if partial and self._consistent(rf, complete=False) is None:
-                continue
+            mine: tuple[_Resolver, list[_Check]] | None = None
+            if partial:
+                mine = self._extended(rf, *judged[k], reads[k])
+                if mine is None:
+                    continue
             if k + 1 < len(reads):
                 if not self._wanted(rf, co):
                     continue
                 pos.append(0)
-            else:
-                res = self._consistent(rf, complete=True)
-                if res is not None:
+                if mine is not None:
+                    judged.append(mine)
+            elif mine is not None and not mine[1]:
+                # Every check but the complete ones passed, under this very rf: those are
+                # what is left to judge (in their order, as `_consistent` would).
+                res = mine[0]
+                try:
+                    ok = _consistent(self.es, res, self.complete_checks, True)
+                except (_Cyclic, _BadAddress, _Absent):
+                    ok = False
+                if ok:
                     yield dict(rf), res
+            else:
+                found = self._consistent(rf, complete=True)
+                if found is not None:
+                    yield dict(rf), found
 
     # ---------------------------------------------------------------- values and co
 
@@ -496,7 +604,7 @@ class _Choice:
                 fixed = {eid: plain[eid] if eid in plain else read[eid] for eid in self.valued}
             else:
                 fixed = {eid: res.value(eid) for eid in self.valued}
-            ids = frozenset(e.id for e in self.events)
+            ids = self.ids
             contributions = {k: fixed[eid] for k, eid in self.collectives.items()}
             return ids, self.static_locs, fixed, contributions
         happening = [e for e in self.events if e.thread is None or res.holds(e.guard)]
@@ -765,6 +873,19 @@ def _surely_determined(e: Event) -> bool:
     return e.kind is not Kind.WRITE or _fixed_location(e) is not None
 
 
+def _undecided(es: EventStructure, res: _Resolver, checks: Sequence[_Check]) -> list[_Check] | None:
+    """The checks that `_consistent` (not `complete`) passes as undecidable, in order, or
+    None when one fails."""
+    left: list[_Check] = []
+    for check in checks:
+        try:
+            if not _passes(es, res, check):
+                return None
+        except _Unknown:
+            left.append(check)
+    return left
+
+
 def _consistent(
     es: EventStructure, res: _Resolver, checks: Sequence[_Check], complete: bool
 ) -> bool:
@@ -772,27 +893,32 @@ def _consistent(
 
     With `complete`, every check must be decidable; otherwise undecidable ones pass.
     """
-    for what, subject, expected in checks:
+    for check in checks:
         try:
-            if what == _GUARD:
-                assert not isinstance(subject, int | tuple)
-                answer = res.holds(subject) == expected
-            elif what == _SAME_LOC:
-                assert isinstance(subject, tuple)
-                r, w = subject
-                answer = res.location(r) == res.location(w)
-            else:
-                assert isinstance(subject, int)
-                e = es.events[subject]
-                if res.holds(e.guard):
-                    res.value(subject)
-                    if e.kind is Kind.WRITE:
-                        res.location(subject)
-                answer = True
+            answer = _passes(es, res, check)
         except _Unknown:
             if complete:
                 raise RuntimeError("a complete rf choice left a value undetermined") from None
             continue
         if not answer:
             return False
+    return True
+
+
+def _passes(es: EventStructure, res: _Resolver, check: _Check) -> bool:
+    """Whether one check holds (`_Unknown` when it needs an rf edge not chosen yet)."""
+    what, subject, expected = check
+    if what == _GUARD:
+        assert not isinstance(subject, int | tuple)
+        return res.holds(subject) == expected
+    if what == _SAME_LOC:
+        assert isinstance(subject, tuple)
+        r, w = subject
+        return res.location(r) == res.location(w)
+    assert isinstance(subject, int)
+    e = es.events[subject]
+    if res.holds(e.guard):
+        res.value(subject)
+        if e.kind is Kind.WRITE:
+            res.location(subject)
     return True

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from pisa_mm.cat.compact import Classes
+from pisa_mm.cat.compact import Classes, Orders
 from pisa_mm.cat.eval import EvalResult, Evaluator
 from pisa_mm.cat.syntax import Model
 from pisa_mm.engines import EngineOptions
@@ -31,11 +31,12 @@ from pisa_mm.outcomes.condition import (
     observables,
     passes_filter,
     reg_key,
+    state_maker,
     verdict,
 )
 from pisa_mm.outcomes.model import FlagWitness, State, TestResult, Verdict
 from pisa_mm.records import record, replace
-from pisa_mm.values.expr import Expr
+from pisa_mm.values.expr import Expr, ReadValue
 
 __all__ = ["Execution", "executions", "final_state", "run_test"]
 
@@ -98,6 +99,9 @@ _DYNAMIC_FIXED = frozenset({"rf", "co"})
 # makes the engine 1.5-1.7x slower; from about a hundred on it wins (2.5x at 300-500).
 PRUNE_ABOVE = 64
 
+# Coherence mappings whose `Orders` a structure keeps (`_Static.orders_of`).
+_ORDERS_KEPT = 256
+
 
 class _Static:
     """The static built-ins of a structure: sets computed once (the evaluator ignores the
@@ -121,6 +125,24 @@ class _Static:
         self._sets: dict[
             frozenset[int], tuple[tuple[int, ...], Mapping[str, frozenset[int]], Pairs]
         ] = {}
+        self._orders: dict[int, tuple[Mapping[Location, tuple[int, ...]], Orders]] = {}
+
+    def orders_of(self, cand: Candidate) -> Orders:
+        """A complete candidate's coherence as `Orders`, one object per co mapping (by
+        identity, kept alive here): the candidates of one choice of paths share their
+        coherence orders (candidates.py), and the evaluator knows a relation it was given
+        before by its identity."""
+        co = cand.co
+        if cand.pending:
+            return cand.co_orders()
+        hit = self._orders.get(id(co))
+        if hit is not None and hit[0] is co:
+            return hit[1]
+        orders = cand.co_orders()
+        if len(self._orders) >= _ORDERS_KEPT:
+            self._orders.clear()
+        self._orders[id(co)] = (co, orders)
+        return orders
 
     def sets_of(
         self, cand: Candidate
@@ -166,7 +188,7 @@ def base_relations(static: _Static, cand: Candidate) -> _Base:
     """Every built-in of `pisa_mm.cat.builtins` for one candidate execution."""
     ev = cand.events
     order, sets, loc = static.sets_of(cand)
-    rels = {"loc": loc, "rf": cand.rf, "co": cand.co_orders()}
+    rels = {"loc": loc, "rf": cand.rf, "co": static.orders_of(cand)}
     return _Base(order, sets, rels, static.rels, ev)
 
 
@@ -350,6 +372,12 @@ def _final_reg(
     expr = regs.get(reg_key(o))
     if expr is None:
         return 0  # a register never written reads as 0 (as in events.semantics)
+    if type(expr) is ReadValue:
+        # The common final register, a value read: what `evaluate` makes of it (one that
+        # was not read is left to `evaluate`, which says so).
+        value = cand.values.get(expr.event)
+        if value is not None:
+            return value & ((1 << expr.width) - 1)
     return cand.evaluate(es, expr)
 
 
@@ -391,6 +419,9 @@ def run_test(
     flags: dict[str, FlagWitness] = {}
     cut_flags: dict[str, FlagWitness] = {}
     regs: dict[int, dict[str, Expr]] = {}
+    # per row of final values: its state and the proposition's value, None if filtered out
+    outcomes: dict[tuple[int, ...], tuple[State, bool] | None] = {}
+    make: Callable[[Sequence[int]], State] | None = None
     prune = candidate_space(structure) > PRUNE_ABOVE
     for cand, result in _judged(structure, model, False, prune):
         if not result.consistent:
@@ -404,10 +435,22 @@ def run_test(
             continue
         if not cand.ended:  # an ended one has no final state to filter or count
             values = _project(test, structure, cand, obs, regs)
-            if not passes_filter(test, values):
+            # The keys are the same, in the same order, for every candidate of the test:
+            # the values alone decide the filter, the state and the proposition.
+            row = tuple(values.values())
+            if row in outcomes:
+                known = outcomes[row]
+            elif passes_filter(test, values):
+                if make is None:  # `make_state`'s order and texts, worked out once
+                    make = state_maker(tuple(values))
+                known = outcomes[row] = (make(row), eval_prop(prop, values))
+            else:
+                known = outcomes[row] = None
+            if known is None:
                 continue
-            states.add(make_state(values))
-            if eval_prop(prop, values):
+            state, holds = known
+            states.add(state)
+            if holds:
                 positive += 1
             else:
                 negative += 1
