@@ -37,7 +37,7 @@ coherence orders, (n+1)^n rf choices): `Unknown` at 1,000 before and after.
 
 Incremental closure of eco (cat/rows.py insert/product, `Geo.closure_of_union`), CPU seconds
 with another process on the second core, against 819675c: stores 1,000 / 2,000 / 4,000:
-1.8 / 8.4 / 59.2 s (was 12.1 / 74.8 / over 120 s); stores-distinct 1.6 / 9.8 / 67.6 s (was
+1.8 / 6.9 / 49.3 s (was 12.1 / 74.8 / over 120 s); stores-distinct 1.6 / 8.1 / 56.0 s (was
 12.7 / 76.8 / over 120 s); threads 8,000: 18.1 s, 1,629 MB; stores-only 4,000: 2.5 s.
 
 Further shapes for issue 14's variants: `stores-only` (no reader: one candidate),
