@@ -22,7 +22,7 @@ from itertools import pairwise
 
 from pisa_mm.cat.builtins import BUILTINS
 from pisa_mm.cat.geo import Geo
-from pisa_mm.cat.inline import UNION_TERMS, Inliner, Slots, union_terms
+from pisa_mm.cat.inline import UNION_TERMS, Inliner, Slots, chain_terms
 from pisa_mm.cat.schedule import schedule
 from pisa_mm.cat.support import expr_support, supports
 from pisa_mm.cat.syntax import (
@@ -127,13 +127,6 @@ class CheckResult:
 
 
 _Fn = Callable[["_Ctx"], int]
-
-
-def _terms(expr: Expr, op: BinaryOp) -> list[Expr]:
-    """The operands of a chain of `op` (nested either way), left to right."""
-    if isinstance(expr, Binary) and expr.op is op:
-        return _terms(expr.left, op) + _terms(expr.right, op)
-    return [expr]
 
 
 _UNARY: dict[UnaryOp, Callable[[Geo, int], int]] = {
@@ -443,8 +436,8 @@ class Evaluator:
         which changes with every candidate) costs n row operations per candidate."""
         # per term: a's function, b's, and [a, a^-1, the universe] of the last evaluation
         parts: list[tuple[_Fn, _Fn | None, list[Any]]] = []
-        for term in _terms(expr, BinaryOp.UNION):
-            factors = _terms(term, BinaryOp.SEQ)
+        for term in chain_terms(expr, BinaryOp.UNION):
+            factors = chain_terms(term, BinaryOp.SEQ)
             if len(factors) < 2:
                 parts.append((self._fn_of[id(term)], None, [None, None, None]))
                 continue
@@ -529,7 +522,7 @@ class Evaluator:
         if op is UnaryOp.COMPLEMENT and self.model.type_of(arg) is Ty.REL:
             method = Geo.complement_rel
         if op in _OF_UNION and not static:
-            terms = union_terms(arg)
+            terms = chain_terms(arg, BinaryOp.UNION)
             if 1 < len(terms) <= UNION_TERMS:
                 return self._closure_of_union(method, _OF_UNION[op], f, terms), static
 

@@ -340,11 +340,10 @@ class Geo:
             return _memo(memo, key, compute, self.memo_limit)
         # A key found before is known by identity (co, hb: the same objects in every
         # candidate) before it is hashed (a pass over its n*n bits).
-        known = self.known
         ident = (id(memo), id(key))
-        seen = known.get(ident)
-        if seen is not None and seen[0] is key:
-            return cast(_V, seen[1])
+        seen = _recall(self.known, ident, key)
+        if seen is not None:
+            return cast(_V, seen)
         # Each entry is [value, when last used]: a hit hashes its key once (n*n bits).
         aged = cast(dict[_K, list[Any]], memo)
         self.clock += 1
@@ -355,37 +354,30 @@ class Geo:
             entry = aged[key] = [compute(key), self.clock]
         else:
             entry[1] = self.clock
-            if len(known) >= self.rows_kept:
-                del known[next(iter(known))]
-            known[ident] = (key, entry[0])  # keeps the key alive: its id stays its own
+            self._remember(self.known, ident, key, entry[0])
         return cast(_V, entry[0])
 
     def count(self, r: int) -> int:
         """r.bit_count(), remembered by identity for the last few values of a big universe:
         a pass over n*n bits, which decides the algorithm of most operations, and the
         values the candidates share (co, hb, their closures) are asked again and again."""
-        counts = self.counts
-        hit = counts.get(id(r))
-        if hit is not None and hit[0] is r:
-            return hit[1]
-        c = r.bit_count()
-        self.counted(r, c)  # keeps r alive, so that its id is not reused while here
+        c = _recall(self.counts, id(r), r)
+        if c is None:
+            c = r.bit_count()
+            self.counted(r, c)
         return c
 
     def counted(self, r: int, c: int) -> int:
         """r, whose bit count c its maker knew (a few pairs): `count` will not make a pass
         over r for it."""
-        counts = self.counts
-        if len(counts) >= self.rows_kept:
-            del counts[next(iter(counts))]
-        counts[id(r)] = (r, c)
+        self._remember(self.counts, id(r), r, c)
         return r
 
     def split(self, r: int) -> list[int]:
         """The rows of r (not to be modified: they may be shared)."""
-        hit = self.rows_of.get(id(r))
-        if hit is not None and hit[0] is r:
-            return hit[1]
+        hit = _recall(self.rows_of, id(r), r)
+        if hit is not None:
+            return hit
         # By value too: a value every candidate recomputes alike (`[M] ; hb` when sw is
         # empty) is split once, for the price of hashing it.
         n = self.n
@@ -399,11 +391,17 @@ class Geo:
         return r
 
     def _keep_rows(self, r: int, rows: list[int]) -> None:
-        # Keeps r alive with its rows, so that its id is not reused while it is here.
-        cache = self.rows_of
+        self._remember(self.rows_of, id(r), r, rows)
+
+    def _remember(
+        self, cache: dict[Any, tuple[Any, Any]], key: Any, obj: object, value: Any
+    ) -> None:
+        """Remember `value` for the object `obj` under `key` (its id, or ids with it), for
+        `_recall`: the last `rows_kept` of them, each kept alive with its object, so that
+        the id in its key stays its own while it is here."""
         if len(cache) >= self.rows_kept:
             del cache[next(iter(cache))]
-        cache[id(r)] = (r, rows)
+        cache[key] = (obj, value)
 
     def spread(self, s: int) -> int:
         """Set bit i -> relation bit i*n (a column vector), a byte at a time."""
@@ -477,19 +475,16 @@ class Geo:
         rows (whole-int steps, or b's rows when it is split already), not a split of a.
         Not memoised: a hit would cost a pass over a and b for the key."""
         n = self.n
-        hit = self.rows_of.get(id(b))
+        split = _recall(self.rows_of, id(b), b)
         rowmask, moved = self.rowmask, 0
         rows: dict[int, int] = {}
         for k in big.positions(a, self.count(a)):
             i, j = divmod(k, n)
-            row = hit[1][j] if hit is not None and hit[0] is b else (b >> (j * n)) & rowmask
+            row = split[j] if split is not None else (b >> (j * n)) & rowmask
             rows[i] = rows.get(i, 0) | row
         for i, row in rows.items():
             moved |= row << (i * n)
-        sparse = self.sparse
-        if len(sparse) >= self.rows_kept:
-            del sparse[next(iter(sparse))]
-        sparse[id(moved)] = (moved, rows)  # keeps moved alive: its id stays its own
+        self._remember(self.sparse, id(moved), moved, rows)
         return self.counted(moved, sum(row.bit_count() for row in rows.values()))
 
     def _compose_big(self, a: int, b: int) -> int:
@@ -562,9 +557,7 @@ class Geo:
             return self._closure_few(functools.reduce(operator.or_, parts))
         largest = counts.index(max(counts))
         closed = self._closure_inserted(parts[largest], parts[:largest] + parts[largest + 1 :])
-        if len(unions) >= self.rows_kept:
-            del unions[next(iter(unions))]
-        unions[key] = (tuple(parts), closed)  # the terms kept alive: their ids stay theirs
+        self._remember(unions, key, tuple(parts), closed)
         return closed
 
     def _closure_inserted(self, base: int, others: list[int]) -> int:
@@ -591,9 +584,9 @@ class Geo:
         """The non-empty rows of r when at most `_INSERTED` (else None): known for the few-
         pair compositions (fr from one read), taken bit by bit for a few pairs (rf), else
         found in its bytes."""
-        hit = self.sparse.get(id(r))
-        if hit is not None and hit[0] is r:
-            return hit[1]
+        known = _recall(self.sparse, id(r), r)
+        if known is not None:
+            return known
         n = self.n
         if self.count(r) <= _FEW:
             rows: dict[int, int] = {}
@@ -794,6 +787,12 @@ def bits_of(s: int) -> Iterator[int]:
         low = s & -s
         yield low.bit_length() - 1
         s ^= low
+
+
+def _recall(cache: dict[Any, tuple[Any, _V]], key: Any, obj: object) -> _V | None:
+    """What `Geo._remember` keeps under `key` for the object `obj` itself, or None."""
+    hit = cache.get(key)
+    return hit[1] if hit is not None and hit[0] is obj else None
 
 
 def _memo(memo: dict[_K, _V], key: _K, compute: Callable[[_K], _V], limit: int) -> _V:

@@ -22,7 +22,7 @@ from pisa_mm.codecache import compiled
 from pisa_mm.hints import Any, assert_never
 from pisa_mm.records import field, record
 
-__all__ = ["MAX_DEPTH", "UNION_TERMS", "Inliner", "Slots", "union_terms"]
+__all__ = ["MAX_DEPTH", "UNION_TERMS", "Inliner", "Slots", "chain_terms"]
 
 MAX_DEPTH = 24
 # The closure of a union of at most this many terms is computed from the terms on big
@@ -42,14 +42,14 @@ _BINARY_METHOD = {BinaryOp.SEQ: "compose", BinaryOp.CARTESIAN: "cartesian"}
 _OF_UNION = {UnaryOp.PLUS: "closure_of_union", UnaryOp.STAR: "star_of_union"}
 
 
-def union_terms(expr: Expr) -> list[Expr]:
-    """The terms of a union, nested unions flattened (iteratively: a model's union of
-    thousands of terms is one deep tree)."""
+def chain_terms(expr: Expr, op: BinaryOp) -> list[Expr]:
+    """The operands of a chain of `op` (nested either way), left to right (iteratively: a
+    model's union of thousands of terms is one deep tree)."""
     terms: list[Expr] = []
     stack = [expr]
     while stack:
         e = stack.pop()
-        if isinstance(e, Binary) and e.op is BinaryOp.UNION:
+        if isinstance(e, Binary) and e.op is op:
             stack += (e.right, e.left)
         else:
             terms.append(e)
@@ -152,7 +152,7 @@ class Inliner:
                 return "0"
             case Unary(op=op, arg=arg):
                 if op in _OF_UNION and not static:
-                    terms = union_terms(arg)
+                    terms = chain_terms(arg, BinaryOp.UNION)
                     if 1 < len(terms) <= UNION_TERMS and s.nodes.get(id(arg)) is None:
                         return self._of_union(op, terms, env, depth)
                 inner = self._expr(arg, env, depth + 1, static)
