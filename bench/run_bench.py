@@ -88,11 +88,15 @@ SUITE_LIMIT = 120.0  # CPU seconds of one engine on one test of a suite (auto se
 
 
 # What the installed `pisa-mm` script runs (not `python -m pisa_mm.cli`, which adds runpy);
-# a baseline tree older than pisa_mm/entry.py had the script call `cli.main` itself.
+# a baseline tree older than pisa_mm/entry.py had the script call `cli.main` itself. The
+# `re.sub` on argv[0] is pip's: it compiles a pattern before pisa-mm starts, and a check
+# that missed such a pattern made every run of the installed script write the code table
+# again (28 M instructions, pisa_mm/regexes.py `_save`).
 ENTRY = (
     "import re, sys\n"
     "try:\n    from pisa_mm.entry import main\n"
     "except ModuleNotFoundError:\n    from pisa_mm.cli import main\n"
+    "sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])\n"
     "sys.exit(main())"
 )
 

@@ -64,6 +64,24 @@ def test_a_second_run_makes_what_the_first_compiled(tmp_path: Path) -> None:
     assert code == 0 and made > 20 and same
 
 
+# pip's console script compiles a pattern (to tidy sys.argv[0]) before `prime` runs.
+EARLY = SCRIPT.replace(
+    "from pisa_mm import regexes",
+    "re.sub(r'(-script\\.pyw|\\.exe)?$', '', 'pisa-mm')\n" + "from pisa_mm import regexes",
+)
+
+
+def test_a_pattern_compiled_before_priming_is_stored_once(tmp_path: Path) -> None:
+    script = EARLY.replace("{argv}", repr(["run", str(MP)]))
+    run_script(script, tmp_path)
+    (table,) = tmp_path.rglob("code-*.marshal")
+    stored = table.stat().st_mtime_ns, table.read_bytes()
+    for _ in range(2):  # the early pattern is stored now: nothing to write again
+        code, made, same = run_script(script, tmp_path)
+        assert code == 0 and made > 20 and same
+        assert (table.stat().st_mtime_ns, table.read_bytes()) == stored
+
+
 def test_a_mistyped_command_stores_nothing(tmp_path: Path) -> None:
     script = SCRIPT.replace("{argv}", repr(["rnu", str(MP)]))
     run_script(script, tmp_path)
