@@ -25,11 +25,19 @@ def _suite(tmp_path: Path, n: int) -> Path:
     return tmp_path / "suite"
 
 
-def test_chunks_are_small_enough_to_balance_the_workers() -> None:
-    assert pool.chunk_size(1, 2) == 1
-    assert pool.chunk_size(40, 2) == 2
-    assert pool.chunk_size(100_000, 2) == pool.MAX_CHUNK
-    assert pool.chunk_size(1061, 2) * 2 * 8 <= 1061
+def test_tasks_shrink_as_the_tests_run_out() -> None:
+    assert pool.chunk_sizes(1, 2) == [1]
+    assert pool.chunk_sizes(0, 2) == []
+    for jobs, workers in ((40, 2), (1061, 2), (100_000, 2), (1530, 8), (7, 3)):
+        sizes = pool.chunk_sizes(jobs, workers)
+        assert sum(sizes) == jobs
+        assert sizes == sorted(sizes, reverse=True)  # never a big task after small ones
+        assert max(sizes) <= pool.MAX_CHUNK
+        assert sizes[-workers:] == [1] * workers  # every worker ends on a single test
+        # a few tasks per worker at least, and not a task per test on big suites
+        assert len(sizes) >= min(jobs, 4 * workers)
+        assert len(sizes) <= jobs // pool.MAX_CHUNK + 32 * workers
+    assert pool.chunk_sizes(100_000, 2)[0] == pool.MAX_CHUNK
 
 
 def test_one_worker_without_a_timeout_runs_in_this_process(
@@ -47,7 +55,7 @@ def test_one_worker_without_a_timeout_runs_in_this_process(
 def test_a_worker_dying_in_a_chunk_loses_only_its_test(
     tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    suite = _suite(tmp_path, 40)  # 40 tests on 2 workers: 2 tests per task
+    suite = _suite(tmp_path, 40)  # 40 tests on 2 workers: tasks of 5 tests down to 1
     assert cli.main(["run", str(suite), "--engine", "explicit", "--no-time", "-j", "1"]) == 0
     alone = capsys.readouterr().out
 
