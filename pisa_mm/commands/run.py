@@ -242,9 +242,7 @@ def collect_tests(args: Sequence[str]) -> list[str]:
             shown = arg if len(arg) <= 80 else arg[:77] + "..."
             raise PisaMMError.at(None, f"cannot access {shown}: {exc.strerror}", "io") from None
         if mode is not None and stat.S_ISDIR(mode):
-            from pathlib import Path  # a suite: a single test needs no pathlib
-
-            found = sorted(str(f) for f in Path(arg).rglob("*.litmus") if f.is_file())
+            found = sorted(litmus_files(arg))
             if not found:
                 raise PisaMMError.at(None, f"no *.litmus files under {arg}", "io")
             out.extend(found)
@@ -255,6 +253,35 @@ def collect_tests(args: Sequence[str]) -> list[str]:
         else:
             raise PisaMMError.at(None, f"no such file or directory: {arg}", "io")
     return out
+
+
+def litmus_files(top: str) -> list[str]:
+    """The files named *.litmus under the directory `top`, as `Path(top).rglob("*.litmus")`
+    gives them that are files: named from `top` as pathlib writes it, in directories that
+    are not links (links to files count). From the entries' types, as `os.scandir` reads
+    them: pathlib's `is_file` asked the system about each file again (half the 30 ms it
+    took to list the 1,530 generated tests, before the first one could run)."""
+    from pathlib import PurePath  # a suite: a single test needs no pathlib
+
+    base = str(PurePath(top))
+    found: list[str] = []
+    pending = ["" if base == "." else base if base.endswith("/") else base + "/"]
+    while pending:
+        prefix = pending.pop()
+        try:
+            with os.scandir(prefix or ".") as entries:
+                listed = list(entries)
+        except OSError:  # as pathlib: a directory that cannot be read is skipped
+            continue
+        for entry in listed:
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(prefix + entry.name + "/")
+                elif entry.name.endswith(".litmus") and entry.is_file():
+                    found.append(prefix + entry.name)
+            except OSError:
+                continue
+    return found
 
 
 def make_jobs(
