@@ -19,7 +19,7 @@ from pisa_mm.events.model import (
     ProgramOrder,
     ThreadStructure,
 )
-from pisa_mm.events.shift import Shift, shift_pairs
+from pisa_mm.events.shift import shift_pairs
 from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 from pisa_mm.litmus.program import (
     AddrOf,
@@ -236,21 +236,37 @@ class _State:
 
 
 class _Builder:
-    """Accumulates events (ids from 0, shifted past the init writes at the end)."""
+    """Accumulates the threads' events.
 
-    def __init__(self, test: LitmusTest, unroll: int) -> None:
+    Each event has two ids: its own, `first` (the number of init writes, which come first:
+    `build` guesses it and builds again when the guess was wrong) plus its local id, the
+    count of events before it. The Events, their parents and the values of reads
+    (`ReadValue`) carry the own id, made once; the bookkeeping of pairs and sources (paths'
+    events, `rmw`, `aso`, dependency sources) the local one, shifted at the end as it was
+    before ids were assigned right the first time: a set of pairs iterates in an order that
+    depends on how its ints were inserted, and the smt encoder's constraint order (hence a
+    `query` witness) follows that iteration.
+    """
+
+    def __init__(
+        self,
+        test: LitmusTest,
+        unroll: int,
+        first: int,
+        layout: Layout,
+        places: tuple[Placement, ...],
+    ) -> None:
         self.test = test
         self.unroll = unroll
-        self.layout = make_layout(test.variables)
+        self.first = first
+        self.layout = layout  # make_layout(test.variables)
         self.decls = {d.name: d for d in test.variables}
-        self.places = placements(test)
+        self.places = places  # placements(test)
         self.lanes: dict[tuple[int | None, int | None, int | None], list[int]] = {}
         for i, p in enumerate(self.places):
             if not p.host:
                 self.lanes.setdefault((p.gpu, p.wg, p.sg), []).append(i)
-        # each event's fields, with ids before the init writes are counted: the Events are
-        # made once, at the end, with their final ids (see `_finish`)
-        self.events: list[dict[str, object]] = []
+        self.events: list[Event] = []  # the threads' events, in local id order
         self.rmw: set[tuple[int, int]] = set()
         self.aso: set[tuple[int, int]] = set()
         self.async_ids: set[int] = set()
@@ -284,9 +300,15 @@ class _Builder:
         if ctrl:
             self.src_ctrl[eid] = ctrl
         fields.setdefault("guard", st.guard)
-        fields.setdefault("parent", st.parent)
-        fields.update(id=eid, thread=thread, instr=ins.index, span=ins.span, text=ins.text)
-        self.events.append(fields)
+        first = self.first
+        parent = None if st.parent is None else st.parent + first
+        self.events.append(
+            Event(
+                id=eid + first, thread=thread, parent=parent, instr=ins.index, span=ins.span,
+                text=ins.text,
+                **fields,  # type: ignore[arg-type]  # Event's fields, checked by Event
+            )
+        )  # fmt: skip
         st.events.append(eid)
         return eid
 
@@ -332,8 +354,8 @@ class _Builder:
             span, text = ins.span, f"{ins.text}  (invalid address)"
         else:
             span, text = ins.span, ins.text
-        ev: dict[str, object] = dict(
-            id=eid,
+        ev = Event(
+            id=eid + self.first,
             thread=thread,
             kind=Kind.EXIT,
             tag=Tag.RETURN if returned else Tag.INVALID if invalid else Tag.PLAIN,
@@ -345,7 +367,7 @@ class _Builder:
             locs=frozenset(),
             value=None,
             guard=st.guard,
-            parent=st.parent,
+            parent=None if st.parent is None else st.parent + self.first,
             instr=None if ins is None else ins.index,
             span=span,
             text=text,
@@ -355,7 +377,8 @@ class _Builder:
         if st.completed:
             self.aso.update((a, eid) for a in st.completed)
         final = tuple(sorted(st.regs.items()))
-        self.paths[thread].append(Path(tuple(st.events), st.guard, final, returned, cut, invalid))
+        events = tuple(e + self.first for e in st.events)
+        self.paths[thread].append(Path(events, st.guard, final, returned, cut, invalid))
 
     # ------------------------------------------------------------ memory resolution
 
@@ -575,6 +598,10 @@ class _Builder:
         is checked, with a located error, when it is resolved; one held in a register (a
         null pointer moved there) is computed, and when it is invalid `st` itself is
         returned: the path ends at the access."""
+        if isinstance(base, Const) and not (
+            isinstance(op.addr.base, Reg) or isinstance(op.addr.offset, Reg)
+        ):
+            return None  # checked when resolved (most accesses: `[@x]`)
         if isinstance(op, IAtom | FAtom):
             width, count, atomic, write = sem.atom_width(op), 1, True, True
         else:
@@ -582,8 +609,6 @@ class _Builder:
             atomic, write = op.order not in (None, Order.NA), isinstance(op, Store)
         allowed = self._allowed(op.space, atomic, t)
         if isinstance(base, Const):
-            if not (isinstance(op.addr.base, Reg) or isinstance(op.addr.offset, Reg)):
-                return None
             for i in range(count):
                 if not self._valid_constant(base.value + i * width // 8, allowed, width, t, write):
                     st.address = base
@@ -716,8 +741,8 @@ class _Builder:
                 generic=op.space is AddrSpace.GENERIC,
             )  # fmt: skip
             key = sem.reg_key(op.dst) if op.vec == 1 else sem.elem_key(op.dst, i)
-            st.regs[key] = ReadValue(eid, op.width)
-            st.deps[key] = frozenset({ReadValue(eid, op.width)})
+            st.regs[key] = ReadValue(eid + self.first, op.width)
+            st.deps[key] = frozenset({ReadValue(eid, op.width)})  # a source: local id
 
     def _store(self, st: _State, ins: Instruction, op: Store, t: int, base: Expr) -> None:
         addr_src = dp.address_sources(st.deps, op.addr)
@@ -757,9 +782,10 @@ class _Builder:
             st, ins, t, addr_src=addr_src, kind=Kind.READ, order=r_order, value=None,
             **common,  # type: ignore[arg-type]  # Event fields, checked by Event itself
         )  # fmt: skip
-        old = ReadValue(rid, width)
+        old = ReadValue(rid + self.first, width)
         cond, new = sem.rmw_write(op, old, st.regs, self.layout, ins.span)
-        data_src, ctrl_src = _rmw_sources(op, old, st.deps)
+        source = ReadValue(rid, width)  # local id
+        data_src, ctrl_src = _rmw_sources(op, source, st.deps)
         wid = self._regular(
             st, ins, t, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src,
             kind=Kind.WRITE, order=w_order, value=new, guard=sem.conj(st.guard, cond),
@@ -767,7 +793,7 @@ class _Builder:
         )  # fmt: skip
         self.rmw.add((rid, wid))
         st.regs[sem.reg_key(op.dst)] = old
-        st.deps[sem.reg_key(op.dst)] = frozenset({old})
+        st.deps[sem.reg_key(op.dst)] = frozenset({source})
 
     def _cp_async(self, st: _State, ins: Instruction, op: CpAsync, t: int) -> None:
         src = sem.address(st.regs, op.src, self.layout)
@@ -814,7 +840,7 @@ class _Builder:
                 st, ins, t, data_src=frozenset({ReadValue(rid, ew)}),
                 kind=Kind.WRITE, tag=Tag.ASYNC, order=Order.NA, scope=None,
                 spaces=_spaces(dlocs), width=ew, addr=da, locs=dlocs,
-                value=ReadValue(rid, ew),
+                value=ReadValue(rid + self.first, ew),
             )  # fmt: skip
             self.async_ids.update((rid, wid))
             self.aso.add((rid, wid))
@@ -944,21 +970,55 @@ def _dependencies(
     return out[0], out[1], out[2]
 
 
+def _guess_inits(test: LitmusTest, layout: Layout, places: tuple[Placement, ...]) -> int:
+    """How many init writes a build will make, guessed before the threads run: one per
+    location instance a thread could reach (every element of a global variable, of a shared
+    one per work-group, of a private one per owner), the count when every location is
+    accessed, as in almost every test. A wrong guess costs a second build, never a result."""
+    groups = len({(p.gpu, p.wg) for p in places if not p.host})
+    count = 0
+    for var in layout.variables:
+        if var.space is Space.SHARED:
+            count += var.count * groups
+        elif var.space is Space.PRIVATE:
+            owners = sum(owns(test.variables, var.name, t) for t in range(len(places)))
+            count += var.count * owners
+        else:
+            count += var.count
+    return count
+
+
+def _run_threads(
+    test: LitmusTest, unroll: int, first: int, layout: Layout, places: tuple[Placement, ...]
+) -> tuple[_Builder, list[Location]]:
+    """The threads' events with ids from `first`, and the locations they access in the
+    order of their init writes."""
+    b = _Builder(test, unroll, first, layout, places)
+    for thread in test.threads:
+        b.run_thread(thread)
+    accessed: set[Location] = set()
+    for ev in b.events:
+        accessed.update(ev.locs)
+    return b, sorted(accessed, key=lambda loc: (_addr_of(b.layout, loc), loc))
+
+
 def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     """Symbolically execute every thread along every path, loops unrolled `unroll` times."""
     if unroll < 0:
         raise PisaMMError.at(None, f"--unroll must be at least 0, not {unroll}", "usage")
     if unroll > MAX_UNROLL:
         raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
-    b = _Builder(test, unroll)
-    for thread in test.threads:
-        b.run_thread(thread)
-
-    accessed: set[Location] = set()
-    for fields in b.events:
-        accessed.update(fields["locs"])  # type: ignore[arg-type]
-    init_locs = sorted(accessed, key=lambda loc: (_addr_of(b.layout, loc), loc))
+    # The init writes come first, and their number is known only once the threads have
+    # run: the threads run with the ids of a guess, and again in the rare test it misses
+    # (3 of the 1,234 bundled tests). Shifting every id afterwards rebuilt every event and
+    # expression, about 12% of a build.
+    layout, places = make_layout(test.variables), placements(test)
+    guess = _guess_inits(test, layout, places)
+    b, init_locs = _run_threads(test, unroll, guess, layout, places)
     n = len(init_locs)
+    if n != guess:
+        b, init_locs = _run_threads(test, unroll, n, layout, places)
+    accessed = set(init_locs)
     inits: list[Event] = []
     init_values: dict[Location, int] = {}
     for i, loc in enumerate(init_locs):
@@ -979,24 +1039,13 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     for loc in _observed(test, b.layout) - accessed:
         init_values[loc] = _init_value(b.decls[loc.var], loc.offset)
 
-    shift = Shift(n)
-    events = tuple(inits) + tuple(shift.event(fields) for fields in b.events)
+    events = (*inits, *b.events)
     threads = tuple(
         ThreadStructure(
             index=t.index,
             name=f"P{t.index}",
             placement=b.places[t.index],
-            paths=tuple(
-                Path(
-                    tuple(e + n for e in p.events),
-                    shift(p.guard),
-                    tuple((k, shift(v)) for k, v in p.final_regs),
-                    p.returned,
-                    p.cut,
-                    p.invalid,
-                )
-                for p in b.paths[t.index]
-            ),
+            paths=tuple(b.paths[t.index]),
         )
         for t in test.threads
     )

@@ -9,7 +9,6 @@ any length costs no Python recursion.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.hints import Any
@@ -97,6 +96,15 @@ _FAST_OPERAND = re.compile(
     r"(?P<end>)[ \t]*(?P<sep>[,;])"
 )
 _NO_OPERANDS = re.compile(r"[ \t]*;")
+# A scalar declaration on one line after its space (` .32b @x = 0;`, ` .32b @x;`): the
+# tokens `var_decl` reads one by one (an INT followed by `;` is never a FLOAT's start).
+_FAST_DECL = re.compile(
+    rf"[ \t]*(?P<type>(?:\.v[0-9]+)?\.[0-9]+b)[ \t]*(?P<var>@{_NAME})"
+    rf"[ \t]*(?:=[ \t]*(?P<int>{_INT_TEXT})[ \t]*)?;"
+)
+# One metadata line (`key = value`) after blanks: the META token `expect` reads when no
+# comment comes first (a line of `(*` or `//` fails the match and is read by `expect`).
+_FAST_META = re.compile(r"[ \t\f\r\n]*(?P<meta>[A-Za-z_][A-Za-z0-9_\-.]*[ \t]*=[^\n]*)")
 # A thread's placement on one line (`@ wg 0 {`, `@ gpu 1, wg 0 {`, `@ host {`).
 _FAST_AT = re.compile(r"[ \t]*@")
 _FAST_PLACE = re.compile(
@@ -195,7 +203,7 @@ class _Parser:
             metadata.append((key.strip(), value.strip()))
             lx = self.lx
             meta_places.append((lx.line, lx.start - lx.line_start + 1, lx.pos - lx.line_start + 1))
-            kind = self.expect(_AFTER_DESCRIPTION)
+            kind = "META" if self.fast_meta() else self.expect(_AFTER_DESCRIPTION)
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
         while self.expect(_INIT_STMT) != "RBRACE":
@@ -241,10 +249,29 @@ class _Parser:
             filt,
         )
 
+    def fast_meta(self) -> bool:
+        """Read the next token if it is a META one `_FAST_META` reads (one regex instead of
+        `expect`'s context: a generated test has a dozen metadata lines)."""
+        lx = self.lx
+        text, pos = self.text, lx.pos
+        m = _FAST_META.match(text, pos)
+        if m is None:
+            return False
+        start, end = m.span("meta")
+        newlines = text.count("\n", pos, start)
+        if newlines:
+            lx.line += newlines
+            lx.line_start = text.rfind("\n", pos, start) + 1
+        lx.kind, lx.start, lx.pos, lx.value = "META", start, end, text[start:end]
+        return True
+
     def var_decl(self) -> S.RawVarDecl:
         """`SPACE TYPE VAR ([n])? (= value)? ;`, the SPACE just read."""
         start = self.mark()
         space = self.name()
+        fast = self.fast_decl(start, space)
+        if fast is not None:
+            return fast
         self.expect(_TYPE)
         type_ = self.name()
         self.expect(_VAR)
@@ -273,6 +300,27 @@ class _Parser:
             span = self.until(start)
             self.expect(_SEMI, None if is_list else MISSING_SEMI_DECL)
         return S.RawVarDecl(space, type_, var, count, init, is_list, span)
+
+    def fast_decl(self, start: tuple[int, int], space: S.Name) -> S.RawVarDecl | None:
+        """The rest of a scalar declaration on one line read with `_FAST_DECL`, the tree the
+        token-by-token read makes; None when it reads none (nothing consumed then)."""
+        lx = self.lx
+        m = _FAST_DECL.match(self.text, lx.pos)
+        if m is None:
+            return None
+        spans = _Spans(m, self.path, lx.line, lx.line_start)
+        type_ = S.Name(m.group("type"), spans("type", "type"))
+        var = S.Name(m.group("var"), spans("var", "var"))
+        init: tuple[S.RawInt | S.RawFloat, ...] | None = None
+        last = "var"
+        if m.start("int") >= 0:
+            init = (S.RawInt(m.group("int"), spans("int", "int")),)
+            last = "int"
+        span = spans(last, last)
+        span = Span(self.path, start[0], start[1], span.end_line, span.end_col)
+        end = m.end()
+        lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", end - 1, end, ";"
+        return S.RawVarDecl(space, type_, var, None, init, False, span)
 
     def reg_init(self) -> S.RawRegInit:
         """`TID : REG = value ;`, the TID just read."""
@@ -623,27 +671,31 @@ class _Spans:
 
 
 def _fast_operand(m: re.Match[str], path: str, line: int, ls: int) -> S.RawOperand:
-    """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line)."""
-    spans = _Spans(m, path, line, ls)
+    """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line). The spans are
+    made here rather than by `_Spans`: a suite's parse makes two of them a test line."""
+    col = 1 - ls  # an offset on the line plus this is its column
+    if (start := m.start("reg")) >= 0:
+        return S.RawReg(m.group("reg"), Span(path, line, start + col - 1, line, m.end("reg") + col))
+    if m.start("open") >= 0:
+        return _fast_address(m, path, line, col)
+    if (start := m.start("var")) >= 0:
+        return S.RawVar(m.group("var"), Span(path, line, start + col - 1, line, m.end("var") + col))
+    if (start := m.start("int")) >= 0:
+        return S.RawInt(m.group("int"), Span(path, line, start + col, line, m.end("int") + col))
+    if (start := m.start("ident")) >= 0:
+        span = Span(path, line, start + col, line, m.end("ident") + col)
+        return S.RawIdent(m.group("ident"), span)
+    span = Span(path, line, m.start("bang") + col - 1, line, m.end("bang") + col)
+    return S.RawReg(m.group("breg"), span, negated=True)
+
+
+def _fast_address(m: re.Match[str], path: str, line: int, col: int) -> S.RawAddress:
+    """The `[base]`, `[base + offset]` or `[base - n]` operand of a `_FAST_OPERAND` match
+    (`col`: what makes an offset on the line its column)."""
 
     def span(group: str, sigil: int) -> Span:
-        return spans(group, group, sigil)
+        return Span(path, line, m.start(group) + col - sigil, line, m.end(group) + col)
 
-    if m.start("reg") >= 0:
-        return S.RawReg(m.group("reg"), span("reg", 1))
-    if m.start("open") >= 0:
-        return _fast_address(m, span)
-    if m.start("var") >= 0:
-        return S.RawVar(m.group("var"), span("var", 1))
-    if m.start("int") >= 0:
-        return S.RawInt(m.group("int"), span("int", 0))
-    if m.start("ident") >= 0:
-        return S.RawIdent(m.group("ident"), span("ident", 0))
-    return S.RawReg(m.group("breg"), span("bang", 1), negated=True)
-
-
-def _fast_address(m: re.Match[str], span: Callable[[str, int], Span]) -> S.RawAddress:
-    """The `[base]`, `[base + offset]` or `[base - n]` operand of a `_FAST_OPERAND` match."""
     base: S.RawReg | S.RawVar | S.RawInt
     if m.start("areg") >= 0:
         base = S.RawReg(m.group("areg"), span("areg", 1))
