@@ -279,17 +279,20 @@ class _Builder:
 
     # ------------------------------------------------------------ events
 
-    def _new(
+    def _event(
         self,
         st: _State,
         ins: Instruction,
         thread: int,
         *,
+        po: bool = True,
         addr_src: dp.Sources = dp.NONE,
         data_src: dp.Sources = dp.NONE,
         ctrl_src: dp.Sources = dp.NONE,
         **fields: object,
     ) -> int:
+        """Add an event of `ins` on the path of `st`, its local id returned; `po`: it is
+        the path's next po event (an async copy's events are not in po)."""
         eid = len(self.events)
         # only the events that have sources: most have none (`_dependencies` reads these)
         if addr_src:
@@ -310,25 +313,10 @@ class _Builder:
             )
         )  # fmt: skip
         st.events.append(eid)
-        return eid
-
-    def _regular(
-        self,
-        st: _State,
-        ins: Instruction,
-        thread: int,
-        *,
-        addr_src: dp.Sources = dp.NONE,
-        data_src: dp.Sources = dp.NONE,
-        ctrl_src: dp.Sources = dp.NONE,
-        **fields: object,
-    ) -> int:
-        eid = self._new(
-            st, ins, thread, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src, **fields
-        )
-        st.parent = eid
-        if st.completed:
-            self.aso.update((a, eid) for a in st.completed)
+        if po:
+            st.parent = eid
+            if st.completed:
+                self.aso.update((a, eid) for a in st.completed)
         return eid
 
     def _exit(
@@ -685,14 +673,14 @@ class _Builder:
         lay = self.layout
         match op:
             case Fence():
-                self._regular(
+                self._event(
                     st, ins, t, kind=Kind.FENCE, tag=Tag.PLAIN, order=op.order,
                     scope=op.scope, spaces=op.spaces, width=0, addr=None,
                     locs=frozenset(), value=None,
                 )  # fmt: skip
             case Barrier():
                 for tag, order in ((Tag.ARRIVE, Order.REL), (Tag.DEPART, Order.ACQ)):
-                    self._regular(
+                    self._event(
                         st, ins, t, kind=Kind.FENCE, tag=tag, order=order, scope=Scope.WG,
                         spaces=_BOTH, width=0, addr=None, locs=frozenset(), value=None,
                         barrier_index=st.barriers, barrier_site=self._sites[ins.index],
@@ -734,7 +722,7 @@ class _Builder:
         for i in range(op.vec):
             addr = _element(base, i * nbytes)
             locs = self._resolve(addr, allowed, op.width, t, ins.span, write=False)
-            eid = self._regular(
+            eid = self._event(
                 st, ins, t, addr_src=addr_src, kind=Kind.READ, tag=Tag.PLAIN, order=order,
                 scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
                 width=op.width, addr=addr, locs=locs, value=None,
@@ -759,7 +747,7 @@ class _Builder:
             else:
                 value = sem.operand(st.regs, src, op.width, self.layout, ins.span)
                 data_src = dp.operand_sources(st.deps, src)
-            self._regular(
+            self._event(
                 st, ins, t, addr_src=addr_src, data_src=data_src,
                 kind=Kind.WRITE, tag=Tag.PLAIN, order=order,
                 scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
@@ -778,7 +766,7 @@ class _Builder:
             generic=op.space is AddrSpace.GENERIC,
         )  # fmt: skip
         addr_src = dp.address_sources(st.deps, op.addr)
-        rid = self._regular(
+        rid = self._event(
             st, ins, t, addr_src=addr_src, kind=Kind.READ, order=r_order, value=None,
             **common,  # type: ignore[arg-type]  # Event fields, checked by Event itself
         )  # fmt: skip
@@ -786,10 +774,10 @@ class _Builder:
         cond, new = sem.rmw_write(op, old, st.regs, self.layout, ins.span)
         source = ReadValue(rid, width)  # local id
         data_src, ctrl_src = _rmw_sources(op, source, st.deps)
-        wid = self._regular(
+        wid = self._event(
             st, ins, t, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src,
             kind=Kind.WRITE, order=w_order, value=new, guard=sem.conj(st.guard, cond),
-            **common,
+            **common,  # type: ignore[arg-type]  # Event fields, checked by Event itself
         )  # fmt: skip
         self.rmw.add((rid, wid))
         st.regs[sem.reg_key(op.dst)] = old
@@ -832,12 +820,12 @@ class _Builder:
             da = Const(dst.value + i * nbytes, sem.ADDR_WIDTH)
             slocs = self._resolve(sa, frozenset({Space.GLOBAL}), ew, t, ins.span, write=False)
             dlocs = self._resolve(da, frozenset({Space.SHARED}), ew, t, ins.span, write=True)
-            rid = self._new(
-                st, ins, t, kind=Kind.READ, tag=Tag.ASYNC, order=Order.NA, scope=None,
+            rid = self._event(
+                st, ins, t, po=False, kind=Kind.READ, tag=Tag.ASYNC, order=Order.NA, scope=None,
                 spaces=_spaces(slocs), width=ew, addr=sa, locs=slocs, value=None,
             )  # fmt: skip
-            wid = self._new(
-                st, ins, t, data_src=frozenset({ReadValue(rid, ew)}),
+            wid = self._event(
+                st, ins, t, po=False, data_src=frozenset({ReadValue(rid, ew)}),
                 kind=Kind.WRITE, tag=Tag.ASYNC, order=Order.NA, scope=None,
                 spaces=_spaces(dlocs), width=ew, addr=da, locs=dlocs,
                 value=ReadValue(rid + self.first, ew),
@@ -857,7 +845,7 @@ class _Builder:
         own = sem.collective_contribution(op, st.regs, self.layout, ins.span)
         own_src = dp.operand_sources(st.deps, op.srcs[0])
         self.contributed.setdefault((t, k), []).append(own_src)
-        self._regular(
+        self._event(
             st, ins, t, data_src=own_src,
             kind=Kind.COLLECTIVE, tag=Tag.PLAIN, order=Order.NA, scope=None,
             spaces=frozenset(), width=0, addr=None, locs=frozenset(), value=own,
@@ -906,6 +894,9 @@ def _zero(width: int) -> Const:
 
 
 def _spaces(locs: frozenset[Location]) -> frozenset[Space]:
+    if len(locs) == 1:  # a constant address (almost every access): no generator
+        (loc,) = locs
+        return frozenset((loc.space,))
     return frozenset(loc.space for loc in locs)
 
 
@@ -990,16 +981,15 @@ def _guess_inits(test: LitmusTest, layout: Layout, places: tuple[Placement, ...]
 
 def _run_threads(
     test: LitmusTest, unroll: int, first: int, layout: Layout, places: tuple[Placement, ...]
-) -> tuple[_Builder, list[Location]]:
-    """The threads' events with ids from `first`, and the locations they access in the
-    order of their init writes."""
+) -> tuple[_Builder, set[Location]]:
+    """The threads' events with ids from `first`, and the locations they access."""
     b = _Builder(test, unroll, first, layout, places)
     for thread in test.threads:
         b.run_thread(thread)
     accessed: set[Location] = set()
     for ev in b.events:
         accessed.update(ev.locs)
-    return b, sorted(accessed, key=lambda loc: (_addr_of(b.layout, loc), loc))
+    return b, accessed
 
 
 def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
@@ -1014,11 +1004,12 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     # expression, about 12% of a build.
     layout, places = make_layout(test.variables), placements(test)
     guess = _guess_inits(test, layout, places)
-    b, init_locs = _run_threads(test, unroll, guess, layout, places)
-    n = len(init_locs)
+    b, accessed = _run_threads(test, unroll, guess, layout, places)
+    n = len(accessed)
     if n != guess:
-        b, init_locs = _run_threads(test, unroll, n, layout, places)
-    accessed = set(init_locs)
+        b, accessed = _run_threads(test, unroll, n, layout, places)
+    # the init writes, in the order of their locations' addresses
+    init_locs = sorted(accessed, key=lambda loc: (_addr_of(layout, loc), loc))
     inits: list[Event] = []
     init_values: dict[Location, int] = {}
     for i, loc in enumerate(init_locs):
@@ -1036,8 +1027,13 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
                 text=f"init {loc} = {value}",
             )
         )  # fmt: skip
-    for loc in _observed(test, b.layout) - accessed:
+    unaccessed = _observed(test, b.layout) - accessed
+    for loc in unaccessed:
         init_values[loc] = _init_value(b.decls[loc.var], loc.offset)
+    if unaccessed:
+        init = tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(b.layout, kv[0]), kv[0])))
+    else:  # the accessed locations only, already in that order
+        init = tuple(init_values.items())
 
     events = (*inits, *b.events)
     threads = tuple(
@@ -1064,7 +1060,7 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
         addr=frozenset(addr),
         data=frozenset(data),
         ctrl=frozenset(ctrl),
-        init=tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(b.layout, kv[0]), kv[0]))),
+        init=init,
         layout=b.layout,
         unroll=unroll,
     )

@@ -13,8 +13,8 @@ import re
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.hints import Any
 from pisa_mm.litmus import syntax as S
+from pisa_mm.litmus.lexer import TERMINALS, Lexer, at_end
 from pisa_mm.litmus.lexer import Context as C
-from pisa_mm.litmus.lexer import Lexer, at_end
 from pisa_mm.litmus.parse_errors import (
     MISSING_SEMI_DECL,
     MISSING_SEMI_INSTR,
@@ -102,9 +102,13 @@ _FAST_DECL = re.compile(
     rf"[ \t]*(?P<type>(?:\.v[0-9]+)?\.[0-9]+b)[ \t]*(?P<var>@{_NAME})"
     rf"[ \t]*(?:=[ \t]*(?P<int>{_INT_TEXT})[ \t]*)?;"
 )
-# One metadata line (`key = value`) after blanks: the META token `expect` reads when no
-# comment comes first (a line of `(*` or `//` fails the match and is read by `expect`).
-_FAST_META = re.compile(r"[ \t\f\r\n]*(?P<meta>[A-Za-z_][A-Za-z0-9_\-.]*[ \t]*=[^\n]*)")
+# A metadata line (`key = value`) and an instruction's opcode after blanks: the META and
+# OPCODE tokens `expect` reads there when no comment comes first (one fails the match, and
+# is read by `expect`). Each is its context's first terminal in rank order, and every other
+# terminal of the context starts with another character.
+_BLANKS = r"[ \t\f\r\n]*"
+_FAST_META = re.compile(rf"{_BLANKS}(?P<meta>{TERMINALS['META']})")
+_FAST_OPCODE = re.compile(rf"{_BLANKS}(?P<opcode>{TERMINALS['OPCODE']})")
 # A thread's placement on one line (`@ wg 0 {`, `@ gpu 1, wg 0 {`, `@ host {`).
 _FAST_AT = re.compile(r"[ \t]*@")
 _FAST_PLACE = re.compile(
@@ -197,7 +201,7 @@ class _Parser:
         kind = self.expect(_AFTER_HEADER)
         if kind == "STRING":
             description = self.lx.value[1:-1]
-            kind = self.expect(_AFTER_DESCRIPTION)
+            kind = "META" if self.fast_meta() else self.expect(_AFTER_DESCRIPTION)
         while kind == "META":
             key, _, value = self.lx.value.partition("=")
             metadata.append((key.strip(), value.strip()))
@@ -252,18 +256,17 @@ class _Parser:
     def fast_meta(self) -> bool:
         """Read the next token if it is a META one `_FAST_META` reads (one regex instead of
         `expect`'s context: a generated test has a dozen metadata lines)."""
-        lx = self.lx
-        text, pos = self.text, lx.pos
-        m = _FAST_META.match(text, pos)
+        m = _FAST_META.match(self.text, self.lx.pos)
         if m is None:
             return False
-        start, end = m.span("meta")
-        newlines = text.count("\n", pos, start)
-        if newlines:
-            lx.line += newlines
-            lx.line_start = text.rfind("\n", pos, start) + 1
-        lx.kind, lx.start, lx.pos, lx.value = "META", start, end, text[start:end]
+        self.lx.take("META", *m.span("meta"))
         return True
+
+    def fast_opcode(self) -> str | None:
+        """Read the next token if it is an OPCODE after blanks (`_FAST_OPCODE`: the token
+        `expect(_STATEMENT)` reads there, its first terminal in rank order), else None."""
+        m = _FAST_OPCODE.match(self.text, self.lx.pos)
+        return None if m is None else self.lx.take("OPCODE", *m.span("opcode"))
 
     def var_decl(self) -> S.RawVarDecl:
         """`SPACE TYPE VAR ([n])? (= value)? ;`, the SPACE just read."""
@@ -308,19 +311,22 @@ class _Parser:
         m = _FAST_DECL.match(self.text, lx.pos)
         if m is None:
             return None
-        spans = _Spans(m, self.path, lx.line, lx.line_start)
-        type_ = S.Name(m.group("type"), spans("type", "type"))
-        var = S.Name(m.group("var"), spans("var", "var"))
+        path, line, col = self.path, lx.line, 1 - lx.line_start
+
+        def span(group: str) -> Span:
+            return Span(path, line, m.start(group) + col, line, m.end(group) + col)
+
+        type_ = S.Name(m.group("type"), span("type"))
+        var = S.Name(m.group("var"), span("var"))
         init: tuple[S.RawInt | S.RawFloat, ...] | None = None
         last = "var"
         if m.start("int") >= 0:
-            init = (S.RawInt(m.group("int"), spans("int", "int")),)
+            init = (S.RawInt(m.group("int"), span("int")),)
             last = "int"
-        span = spans(last, last)
-        span = Span(self.path, start[0], start[1], span.end_line, span.end_col)
+        whole = Span(path, start[0], start[1], line, m.end(last) + col)
         end = m.end()
         lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", end - 1, end, ";"
-        return S.RawVarDecl(space, type_, var, None, init, False, span)
+        return S.RawVarDecl(space, type_, var, None, init, False, whole)
 
     def reg_init(self) -> S.RawRegInit:
         """`TID : REG = value ;`, the TID just read."""
@@ -359,7 +365,7 @@ class _Parser:
                 if self.expect(_PLACE_NEXT) == "LBRACE":
                     break
         body: list[S.RawStatement] = []
-        while (kind := self.expect(_STATEMENT)) != "RBRACE":
+        while (kind := self.fast_opcode() or self.expect(_STATEMENT)) != "RBRACE":
             if kind == "OPCODE":
                 body.append(self.instruction())
             elif kind == "SPACE":
@@ -383,12 +389,17 @@ class _Parser:
             if m is None:
                 return None
 
-            span = _Spans(m, path, line, ls)
-            if m.start("host") >= 0:
-                places.append(S.RawPlace("host", None, span("host", "host")))
+            col = 1 - ls  # an offset on the line plus this is its column
+            if (start := m.start("host")) >= 0:
+                span = Span(path, line, start + col, line, m.end("host") + col)
+                places.append(S.RawPlace("host", None, span))
             else:
-                value = S.RawInt(m.group("int"), span("int", "int"))
-                places.append(S.RawPlace(m.group("kind"), value, span("kind", "int")))
+                int_start, int_end = m.span("int")
+                value = S.RawInt(
+                    m.group("int"), Span(path, line, int_start + col, line, int_end + col)
+                )
+                span = Span(path, line, m.start("kind") + col, line, int_end + col)
+                places.append(S.RawPlace(m.group("kind"), value, span))
             if m.group("sep") == "{":
                 break
         end = m.end()
@@ -566,20 +577,23 @@ class _Parser:
             if m is None:
                 return None
 
-            span = _Spans(m, path, line, ls)
-            if m.start("tid") >= 0:
+            col = 1 - ls  # an offset on the line plus this is its column
+            if (first := m.start("tid")) >= 0:
+                tid = Span(path, line, first + col, line, m.end("tid") + col)
+                reg_start, reg_end = m.span("reg")
+                reg = Span(path, line, reg_start + col, line, reg_end + col)
+                whole = Span(path, line, first + col, line, reg_end + col)
                 obs: S.RawObservable = S.RawRegObs(
-                    S.Name(m.group("tid"), span("tid", "tid")),
-                    S.Name(m.group("reg"), span("reg", "reg")),
-                    span("tid", "reg"),
+                    S.Name(m.group("tid"), tid), S.Name(m.group("reg"), reg), whole
                 )
-                first = "tid"
             else:
-                var = span("var", "var")
+                first, var_end = m.span("var")
+                var = Span(path, line, first + col, line, var_end + col)
                 obs = S.RawMemObs(S.Name(m.group("var"), var), None, None, var, None)
-                first = "var"
-            value = S.RawInt(m.group("int"), span("int", "int"))
-            atoms.append(S.RawAtom(obs, m.group("cmp"), value, span(first, "int")))
+            int_start, int_end = m.span("int")
+            value = S.RawInt(m.group("int"), Span(path, line, int_start + col, line, int_end + col))
+            span = Span(path, line, first + col, line, int_end + col)
+            atoms.append(S.RawAtom(obs, m.group("cmp"), value, span))
             pos = m.end()
             if m.group("sep") == ")":
                 break
@@ -655,24 +669,9 @@ class _Parser:
             ops.append((op, 0, 0))
 
 
-class _Spans:
-    """The spans of a fast read's groups: `span(first, last)` runs from group `first`'s
-    start to group `last`'s end, on the line at offset `ls`; `sigil` counts the characters
-    (`%`, `@`) before `first` that its token includes."""
-
-    __slots__ = ("line", "ls", "m", "path")
-
-    def __init__(self, m: re.Match[str], path: str, line: int, ls: int) -> None:
-        self.m, self.path, self.line, self.ls = m, path, line, ls
-
-    def __call__(self, first: str, last: str, sigil: int = 0) -> Span:
-        m, ls, line = self.m, self.ls, self.line
-        return Span(self.path, line, m.start(first) - ls + 1 - sigil, line, m.end(last) - ls + 1)
-
-
 def _fast_operand(m: re.Match[str], path: str, line: int, ls: int) -> S.RawOperand:
     """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line). The spans are
-    made here rather than by `_Spans`: a suite's parse makes two of them a test line."""
+    made here, from the match's offsets: a suite's parse makes two of them a test line."""
     col = 1 - ls  # an offset on the line plus this is its column
     if (start := m.start("reg")) >= 0:
         return S.RawReg(m.group("reg"), Span(path, line, start + col - 1, line, m.end("reg") + col))
