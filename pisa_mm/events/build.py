@@ -967,16 +967,33 @@ def _guess_inits(test: LitmusTest, layout: Layout, places: tuple[Placement, ...]
     one per work-group, of a private one per owner), the count when every location is
     accessed, as in almost every test. A wrong guess costs a second build, never a result."""
     groups = len({(p.gpu, p.wg) for p in places if not p.host})
+    owners = _private_owners(test.variables, len(places))
     count = 0
     for var in layout.variables:
         if var.space is Space.SHARED:
             count += var.count * groups
         elif var.space is Space.PRIVATE:
-            owners = sum(owns(test.variables, var.name, t) for t in range(len(places)))
-            count += var.count * owners
+            count += var.count * owners.get(var.name, 0)
         else:
             count += var.count
     return count
+
+
+def _private_owners(variables: Iterable[VarDecl], threads: int) -> dict[str, int]:
+    """How many of the `threads` threads own each private variable (addressing.owns: it is
+    declared for all, or for them), counted in one pass: a test of thousands of threads
+    declares thousands of them."""
+    owners: dict[str, set[int] | None] = {}  # None: declared for every thread
+    for d in variables:
+        if d.space is not Space.PRIVATE:
+            continue
+        if d.thread is None:
+            owners[d.name] = None
+        else:
+            held = owners.setdefault(d.name, set())
+            if held is not None and 0 <= d.thread < threads:
+                held.add(d.thread)
+    return {name: threads if held is None else len(held) for name, held in owners.items()}
 
 
 def _run_threads(
