@@ -19,7 +19,7 @@ from pisa_mm.events.model import (
     ProgramOrder,
     ThreadStructure,
 )
-from pisa_mm.events.shift import Shift, shift_pairs
+from pisa_mm.events.shift import shift_pairs
 from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 from pisa_mm.litmus.program import (
     AddrOf,
@@ -236,21 +236,37 @@ class _State:
 
 
 class _Builder:
-    """Accumulates events (ids from 0, shifted past the init writes at the end)."""
+    """Accumulates the threads' events.
 
-    def __init__(self, test: LitmusTest, unroll: int) -> None:
+    Each event has two ids: its own, `first` (the number of init writes, which come first:
+    `build` guesses it and builds again when the guess was wrong) plus its local id, the
+    count of events before it. The Events, their parents and the values of reads
+    (`ReadValue`) carry the own id, made once; the bookkeeping of pairs and sources (paths'
+    events, `rmw`, `aso`, dependency sources) the local one, shifted at the end as it was
+    before ids were assigned right the first time: a set of pairs iterates in an order that
+    depends on how its ints were inserted, and the smt encoder's constraint order (hence a
+    `query` witness) follows that iteration.
+    """
+
+    def __init__(
+        self,
+        test: LitmusTest,
+        unroll: int,
+        first: int,
+        layout: Layout,
+        places: tuple[Placement, ...],
+    ) -> None:
         self.test = test
         self.unroll = unroll
-        self.layout = make_layout(test.variables)
+        self.first = first
+        self.layout = layout  # make_layout(test.variables)
         self.decls = {d.name: d for d in test.variables}
-        self.places = placements(test)
+        self.places = places  # placements(test)
         self.lanes: dict[tuple[int | None, int | None, int | None], list[int]] = {}
         for i, p in enumerate(self.places):
             if not p.host:
                 self.lanes.setdefault((p.gpu, p.wg, p.sg), []).append(i)
-        # each event's fields, with ids before the init writes are counted: the Events are
-        # made once, at the end, with their final ids (see `_finish`)
-        self.events: list[dict[str, object]] = []
+        self.events: list[Event] = []  # the threads' events, in local id order
         self.rmw: set[tuple[int, int]] = set()
         self.aso: set[tuple[int, int]] = set()
         self.async_ids: set[int] = set()
@@ -263,17 +279,20 @@ class _Builder:
 
     # ------------------------------------------------------------ events
 
-    def _new(
+    def _event(
         self,
         st: _State,
         ins: Instruction,
         thread: int,
         *,
+        po: bool = True,
         addr_src: dp.Sources = dp.NONE,
         data_src: dp.Sources = dp.NONE,
         ctrl_src: dp.Sources = dp.NONE,
         **fields: object,
     ) -> int:
+        """Add an event of `ins` on the path of `st`, its local id returned; `po`: it is
+        the path's next po event (an async copy's events are not in po)."""
         eid = len(self.events)
         # only the events that have sources: most have none (`_dependencies` reads these)
         if addr_src:
@@ -284,29 +303,20 @@ class _Builder:
         if ctrl:
             self.src_ctrl[eid] = ctrl
         fields.setdefault("guard", st.guard)
-        fields.setdefault("parent", st.parent)
-        fields.update(id=eid, thread=thread, instr=ins.index, span=ins.span, text=ins.text)
-        self.events.append(fields)
+        first = self.first
+        parent = None if st.parent is None else st.parent + first
+        self.events.append(
+            Event(
+                id=eid + first, thread=thread, parent=parent, instr=ins.index, span=ins.span,
+                text=ins.text,
+                **fields,  # type: ignore[arg-type]  # Event's fields, checked by Event
+            )
+        )  # fmt: skip
         st.events.append(eid)
-        return eid
-
-    def _regular(
-        self,
-        st: _State,
-        ins: Instruction,
-        thread: int,
-        *,
-        addr_src: dp.Sources = dp.NONE,
-        data_src: dp.Sources = dp.NONE,
-        ctrl_src: dp.Sources = dp.NONE,
-        **fields: object,
-    ) -> int:
-        eid = self._new(
-            st, ins, thread, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src, **fields
-        )
-        st.parent = eid
-        if st.completed:
-            self.aso.update((a, eid) for a in st.completed)
+        if po:
+            st.parent = eid
+            if st.completed:
+                self.aso.update((a, eid) for a in st.completed)
         return eid
 
     def _exit(
@@ -332,8 +342,8 @@ class _Builder:
             span, text = ins.span, f"{ins.text}  (invalid address)"
         else:
             span, text = ins.span, ins.text
-        ev: dict[str, object] = dict(
-            id=eid,
+        ev = Event(
+            id=eid + self.first,
             thread=thread,
             kind=Kind.EXIT,
             tag=Tag.RETURN if returned else Tag.INVALID if invalid else Tag.PLAIN,
@@ -345,7 +355,7 @@ class _Builder:
             locs=frozenset(),
             value=None,
             guard=st.guard,
-            parent=st.parent,
+            parent=None if st.parent is None else st.parent + self.first,
             instr=None if ins is None else ins.index,
             span=span,
             text=text,
@@ -355,7 +365,8 @@ class _Builder:
         if st.completed:
             self.aso.update((a, eid) for a in st.completed)
         final = tuple(sorted(st.regs.items()))
-        self.paths[thread].append(Path(tuple(st.events), st.guard, final, returned, cut, invalid))
+        events = tuple(e + self.first for e in st.events)
+        self.paths[thread].append(Path(events, st.guard, final, returned, cut, invalid))
 
     # ------------------------------------------------------------ memory resolution
 
@@ -575,6 +586,10 @@ class _Builder:
         is checked, with a located error, when it is resolved; one held in a register (a
         null pointer moved there) is computed, and when it is invalid `st` itself is
         returned: the path ends at the access."""
+        if isinstance(base, Const) and not (
+            isinstance(op.addr.base, Reg) or isinstance(op.addr.offset, Reg)
+        ):
+            return None  # checked when resolved (most accesses: `[@x]`)
         if isinstance(op, IAtom | FAtom):
             width, count, atomic, write = sem.atom_width(op), 1, True, True
         else:
@@ -582,8 +597,6 @@ class _Builder:
             atomic, write = op.order not in (None, Order.NA), isinstance(op, Store)
         allowed = self._allowed(op.space, atomic, t)
         if isinstance(base, Const):
-            if not (isinstance(op.addr.base, Reg) or isinstance(op.addr.offset, Reg)):
-                return None
             for i in range(count):
                 if not self._valid_constant(base.value + i * width // 8, allowed, width, t, write):
                     st.address = base
@@ -660,14 +673,14 @@ class _Builder:
         lay = self.layout
         match op:
             case Fence():
-                self._regular(
+                self._event(
                     st, ins, t, kind=Kind.FENCE, tag=Tag.PLAIN, order=op.order,
                     scope=op.scope, spaces=op.spaces, width=0, addr=None,
                     locs=frozenset(), value=None,
                 )  # fmt: skip
             case Barrier():
                 for tag, order in ((Tag.ARRIVE, Order.REL), (Tag.DEPART, Order.ACQ)):
-                    self._regular(
+                    self._event(
                         st, ins, t, kind=Kind.FENCE, tag=tag, order=order, scope=Scope.WG,
                         spaces=_BOTH, width=0, addr=None, locs=frozenset(), value=None,
                         barrier_index=st.barriers, barrier_site=self._sites[ins.index],
@@ -709,15 +722,15 @@ class _Builder:
         for i in range(op.vec):
             addr = _element(base, i * nbytes)
             locs = self._resolve(addr, allowed, op.width, t, ins.span, write=False)
-            eid = self._regular(
+            eid = self._event(
                 st, ins, t, addr_src=addr_src, kind=Kind.READ, tag=Tag.PLAIN, order=order,
                 scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
                 width=op.width, addr=addr, locs=locs, value=None,
                 generic=op.space is AddrSpace.GENERIC,
             )  # fmt: skip
             key = sem.reg_key(op.dst) if op.vec == 1 else sem.elem_key(op.dst, i)
-            st.regs[key] = ReadValue(eid, op.width)
-            st.deps[key] = frozenset({ReadValue(eid, op.width)})
+            st.regs[key] = ReadValue(eid + self.first, op.width)
+            st.deps[key] = frozenset({ReadValue(eid, op.width)})  # a source: local id
 
     def _store(self, st: _State, ins: Instruction, op: Store, t: int, base: Expr) -> None:
         addr_src = dp.address_sources(st.deps, op.addr)
@@ -734,7 +747,7 @@ class _Builder:
             else:
                 value = sem.operand(st.regs, src, op.width, self.layout, ins.span)
                 data_src = dp.operand_sources(st.deps, src)
-            self._regular(
+            self._event(
                 st, ins, t, addr_src=addr_src, data_src=data_src,
                 kind=Kind.WRITE, tag=Tag.PLAIN, order=order,
                 scope=self._scope(order, op.scope, locs), spaces=_spaces(locs),
@@ -753,21 +766,22 @@ class _Builder:
             generic=op.space is AddrSpace.GENERIC,
         )  # fmt: skip
         addr_src = dp.address_sources(st.deps, op.addr)
-        rid = self._regular(
+        rid = self._event(
             st, ins, t, addr_src=addr_src, kind=Kind.READ, order=r_order, value=None,
             **common,  # type: ignore[arg-type]  # Event fields, checked by Event itself
         )  # fmt: skip
-        old = ReadValue(rid, width)
+        old = ReadValue(rid + self.first, width)
         cond, new = sem.rmw_write(op, old, st.regs, self.layout, ins.span)
-        data_src, ctrl_src = _rmw_sources(op, old, st.deps)
-        wid = self._regular(
+        source = ReadValue(rid, width)  # local id
+        data_src, ctrl_src = _rmw_sources(op, source, st.deps)
+        wid = self._event(
             st, ins, t, addr_src=addr_src, data_src=data_src, ctrl_src=ctrl_src,
             kind=Kind.WRITE, order=w_order, value=new, guard=sem.conj(st.guard, cond),
-            **common,
+            **common,  # type: ignore[arg-type]  # Event fields, checked by Event itself
         )  # fmt: skip
         self.rmw.add((rid, wid))
         st.regs[sem.reg_key(op.dst)] = old
-        st.deps[sem.reg_key(op.dst)] = frozenset({old})
+        st.deps[sem.reg_key(op.dst)] = frozenset({source})
 
     def _cp_async(self, st: _State, ins: Instruction, op: CpAsync, t: int) -> None:
         src = sem.address(st.regs, op.src, self.layout)
@@ -806,15 +820,15 @@ class _Builder:
             da = Const(dst.value + i * nbytes, sem.ADDR_WIDTH)
             slocs = self._resolve(sa, frozenset({Space.GLOBAL}), ew, t, ins.span, write=False)
             dlocs = self._resolve(da, frozenset({Space.SHARED}), ew, t, ins.span, write=True)
-            rid = self._new(
-                st, ins, t, kind=Kind.READ, tag=Tag.ASYNC, order=Order.NA, scope=None,
+            rid = self._event(
+                st, ins, t, po=False, kind=Kind.READ, tag=Tag.ASYNC, order=Order.NA, scope=None,
                 spaces=_spaces(slocs), width=ew, addr=sa, locs=slocs, value=None,
             )  # fmt: skip
-            wid = self._new(
-                st, ins, t, data_src=frozenset({ReadValue(rid, ew)}),
+            wid = self._event(
+                st, ins, t, po=False, data_src=frozenset({ReadValue(rid, ew)}),
                 kind=Kind.WRITE, tag=Tag.ASYNC, order=Order.NA, scope=None,
                 spaces=_spaces(dlocs), width=ew, addr=da, locs=dlocs,
-                value=ReadValue(rid, ew),
+                value=ReadValue(rid + self.first, ew),
             )  # fmt: skip
             self.async_ids.update((rid, wid))
             self.aso.add((rid, wid))
@@ -831,7 +845,7 @@ class _Builder:
         own = sem.collective_contribution(op, st.regs, self.layout, ins.span)
         own_src = dp.operand_sources(st.deps, op.srcs[0])
         self.contributed.setdefault((t, k), []).append(own_src)
-        self._regular(
+        self._event(
             st, ins, t, data_src=own_src,
             kind=Kind.COLLECTIVE, tag=Tag.PLAIN, order=Order.NA, scope=None,
             spaces=frozenset(), width=0, addr=None, locs=frozenset(), value=own,
@@ -880,6 +894,9 @@ def _zero(width: int) -> Const:
 
 
 def _spaces(locs: frozenset[Location]) -> frozenset[Space]:
+    if len(locs) == 1:  # a constant address (almost every access): no generator
+        (loc,) = locs
+        return frozenset((loc.space,))
     return frozenset(loc.space for loc in locs)
 
 
@@ -944,21 +961,72 @@ def _dependencies(
     return out[0], out[1], out[2]
 
 
+def _guess_inits(test: LitmusTest, layout: Layout, places: tuple[Placement, ...]) -> int:
+    """How many init writes a build will make, guessed before the threads run: one per
+    location instance a thread could reach (every element of a global variable, of a shared
+    one per work-group, of a private one per owner), the count when every location is
+    accessed, as in almost every test. A wrong guess costs a second build, never a result."""
+    groups = len({(p.gpu, p.wg) for p in places if not p.host})
+    owners = _private_owners(test.variables, len(places))
+    count = 0
+    for var in layout.variables:
+        if var.space is Space.SHARED:
+            count += var.count * groups
+        elif var.space is Space.PRIVATE:
+            count += var.count * owners.get(var.name, 0)
+        else:
+            count += var.count
+    return count
+
+
+def _private_owners(variables: Iterable[VarDecl], threads: int) -> dict[str, int]:
+    """How many of the `threads` threads own each private variable (addressing.owns: it is
+    declared for all, or for them), counted in one pass: a test of thousands of threads
+    declares thousands of them."""
+    owners: dict[str, set[int] | None] = {}  # None: declared for every thread
+    for d in variables:
+        if d.space is not Space.PRIVATE:
+            continue
+        if d.thread is None:
+            owners[d.name] = None
+        else:
+            held = owners.setdefault(d.name, set())
+            if held is not None and 0 <= d.thread < threads:
+                held.add(d.thread)
+    return {name: threads if held is None else len(held) for name, held in owners.items()}
+
+
+def _run_threads(
+    test: LitmusTest, unroll: int, first: int, layout: Layout, places: tuple[Placement, ...]
+) -> tuple[_Builder, set[Location]]:
+    """The threads' events with ids from `first`, and the locations they access."""
+    b = _Builder(test, unroll, first, layout, places)
+    for thread in test.threads:
+        b.run_thread(thread)
+    accessed: set[Location] = set()
+    for ev in b.events:
+        accessed.update(ev.locs)
+    return b, accessed
+
+
 def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     """Symbolically execute every thread along every path, loops unrolled `unroll` times."""
     if unroll < 0:
         raise PisaMMError.at(None, f"--unroll must be at least 0, not {unroll}", "usage")
     if unroll > MAX_UNROLL:
         raise PisaMMError.at(None, unroll_limit_message(unroll), "limit")
-    b = _Builder(test, unroll)
-    for thread in test.threads:
-        b.run_thread(thread)
-
-    accessed: set[Location] = set()
-    for fields in b.events:
-        accessed.update(fields["locs"])  # type: ignore[arg-type]
-    init_locs = sorted(accessed, key=lambda loc: (_addr_of(b.layout, loc), loc))
-    n = len(init_locs)
+    # The init writes come first, and their number is known only once the threads have
+    # run: the threads run with the ids of a guess, and again in the rare test it misses
+    # (3 of the 1,234 bundled tests). Shifting every id afterwards rebuilt every event and
+    # expression, about 12% of a build.
+    layout, places = make_layout(test.variables), placements(test)
+    guess = _guess_inits(test, layout, places)
+    b, accessed = _run_threads(test, unroll, guess, layout, places)
+    n = len(accessed)
+    if n != guess:
+        b, accessed = _run_threads(test, unroll, n, layout, places)
+    # the init writes, in the order of their locations' addresses
+    init_locs = sorted(accessed, key=lambda loc: (_addr_of(layout, loc), loc))
     inits: list[Event] = []
     init_values: dict[Location, int] = {}
     for i, loc in enumerate(init_locs):
@@ -976,27 +1044,21 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
                 text=f"init {loc} = {value}",
             )
         )  # fmt: skip
-    for loc in _observed(test, b.layout) - accessed:
+    unaccessed = _observed(test, b.layout) - accessed
+    for loc in unaccessed:
         init_values[loc] = _init_value(b.decls[loc.var], loc.offset)
+    if unaccessed:
+        init = tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(b.layout, kv[0]), kv[0])))
+    else:  # the accessed locations only, already in that order
+        init = tuple(init_values.items())
 
-    shift = Shift(n)
-    events = tuple(inits) + tuple(shift.event(fields) for fields in b.events)
+    events = (*inits, *b.events)
     threads = tuple(
         ThreadStructure(
             index=t.index,
             name=f"P{t.index}",
             placement=b.places[t.index],
-            paths=tuple(
-                Path(
-                    tuple(e + n for e in p.events),
-                    shift(p.guard),
-                    tuple((k, shift(v)) for k, v in p.final_regs),
-                    p.returned,
-                    p.cut,
-                    p.invalid,
-                )
-                for p in b.paths[t.index]
-            ),
+            paths=tuple(b.paths[t.index]),
         )
         for t in test.threads
     )
@@ -1015,7 +1077,7 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
         addr=frozenset(addr),
         data=frozenset(data),
         ctrl=frozenset(ctrl),
-        init=tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(b.layout, kv[0]), kv[0]))),
+        init=init,
         layout=b.layout,
         unroll=unroll,
     )

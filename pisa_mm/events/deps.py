@@ -51,6 +51,8 @@ def address_sources(deps: Deps, addr: Address) -> Sources:
     """The sources of `[base + offset]`: those of its base and offset registers."""
     base = addr.base if isinstance(addr.base, Reg) else None
     offset = addr.offset if isinstance(addr.offset, Reg) else None
+    if base is None and offset is None:
+        return NONE  # `[@x]`, most addresses
     return operand_sources(deps, base, offset)
 
 

@@ -247,6 +247,18 @@ class Lexer:
         self.value = text[start:end]
         return kind
 
+    def take(self, kind: str, start: int, end: int) -> str:
+        """Make `text[start:end]` the last token read, of `kind`, and return its kind: what
+        `expect` does for a token a parser's fast read found (only blanks before it)."""
+        text, pos = self.text, self.pos
+        if start != pos:
+            newlines = text.count("\n", pos, start)
+            if newlines:
+                self.line += newlines
+                self.line_start = text.rfind("\n", pos, start) + 1
+        self.kind, self.start, self.pos, self.value = kind, start, end, text[start:end]
+        return kind
+
     def _error(self, ctx: Context, label: str | None) -> Exception:
         assert self.error is not None, "a lexer that expects is given an error factory"
         return self.error(self, ctx.names, label)

@@ -9,13 +9,12 @@ any length costs no Python recursion.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from pisa_mm.errors import PisaMMError, Span
 from pisa_mm.hints import Any
 from pisa_mm.litmus import syntax as S
+from pisa_mm.litmus.lexer import TERMINALS, Lexer, at_end
 from pisa_mm.litmus.lexer import Context as C
-from pisa_mm.litmus.lexer import Lexer, at_end
 from pisa_mm.litmus.parse_errors import (
     MISSING_SEMI_DECL,
     MISSING_SEMI_INSTR,
@@ -97,6 +96,19 @@ _FAST_OPERAND = re.compile(
     r"(?P<end>)[ \t]*(?P<sep>[,;])"
 )
 _NO_OPERANDS = re.compile(r"[ \t]*;")
+# A scalar declaration on one line after its space (` .32b @x = 0;`, ` .32b @x;`): the
+# tokens `var_decl` reads one by one (an INT followed by `;` is never a FLOAT's start).
+_FAST_DECL = re.compile(
+    rf"[ \t]*(?P<type>(?:\.v[0-9]+)?\.[0-9]+b)[ \t]*(?P<var>@{_NAME})"
+    rf"[ \t]*(?:=[ \t]*(?P<int>{_INT_TEXT})[ \t]*)?;"
+)
+# A metadata line (`key = value`) and an instruction's opcode after blanks: the META and
+# OPCODE tokens `expect` reads there when no comment comes first (one fails the match, and
+# is read by `expect`). Each is its context's first terminal in rank order, and every other
+# terminal of the context starts with another character.
+_BLANKS = r"[ \t\f\r\n]*"
+_FAST_META = re.compile(rf"{_BLANKS}(?P<meta>{TERMINALS['META']})")
+_FAST_OPCODE = re.compile(rf"{_BLANKS}(?P<opcode>{TERMINALS['OPCODE']})")
 # A thread's placement on one line (`@ wg 0 {`, `@ gpu 1, wg 0 {`, `@ host {`).
 _FAST_AT = re.compile(r"[ \t]*@")
 _FAST_PLACE = re.compile(
@@ -189,13 +201,13 @@ class _Parser:
         kind = self.expect(_AFTER_HEADER)
         if kind == "STRING":
             description = self.lx.value[1:-1]
-            kind = self.expect(_AFTER_DESCRIPTION)
+            kind = "META" if self.fast_meta() else self.expect(_AFTER_DESCRIPTION)
         while kind == "META":
             key, _, value = self.lx.value.partition("=")
             metadata.append((key.strip(), value.strip()))
             lx = self.lx
             meta_places.append((lx.line, lx.start - lx.line_start + 1, lx.pos - lx.line_start + 1))
-            kind = self.expect(_AFTER_DESCRIPTION)
+            kind = "META" if self.fast_meta() else self.expect(_AFTER_DESCRIPTION)
         variables: list[S.RawVarDecl] = []
         inits: list[S.RawRegInit] = []
         while self.expect(_INIT_STMT) != "RBRACE":
@@ -241,10 +253,28 @@ class _Parser:
             filt,
         )
 
+    def fast_meta(self) -> bool:
+        """Read the next token if it is a META one `_FAST_META` reads (one regex instead of
+        `expect`'s context: a generated test has a dozen metadata lines)."""
+        m = _FAST_META.match(self.text, self.lx.pos)
+        if m is None:
+            return False
+        self.lx.take("META", *m.span("meta"))
+        return True
+
+    def fast_opcode(self) -> str | None:
+        """Read the next token if it is an OPCODE after blanks (`_FAST_OPCODE`: the token
+        `expect(_STATEMENT)` reads there, its first terminal in rank order), else None."""
+        m = _FAST_OPCODE.match(self.text, self.lx.pos)
+        return None if m is None else self.lx.take("OPCODE", *m.span("opcode"))
+
     def var_decl(self) -> S.RawVarDecl:
         """`SPACE TYPE VAR ([n])? (= value)? ;`, the SPACE just read."""
         start = self.mark()
         space = self.name()
+        fast = self.fast_decl(start, space)
+        if fast is not None:
+            return fast
         self.expect(_TYPE)
         type_ = self.name()
         self.expect(_VAR)
@@ -273,6 +303,30 @@ class _Parser:
             span = self.until(start)
             self.expect(_SEMI, None if is_list else MISSING_SEMI_DECL)
         return S.RawVarDecl(space, type_, var, count, init, is_list, span)
+
+    def fast_decl(self, start: tuple[int, int], space: S.Name) -> S.RawVarDecl | None:
+        """The rest of a scalar declaration on one line read with `_FAST_DECL`, the tree the
+        token-by-token read makes; None when it reads none (nothing consumed then)."""
+        lx = self.lx
+        m = _FAST_DECL.match(self.text, lx.pos)
+        if m is None:
+            return None
+        path, line, col = self.path, lx.line, 1 - lx.line_start
+
+        def span(group: str) -> Span:
+            return Span(path, line, m.start(group) + col, line, m.end(group) + col)
+
+        type_ = S.Name(m.group("type"), span("type"))
+        var = S.Name(m.group("var"), span("var"))
+        init: tuple[S.RawInt | S.RawFloat, ...] | None = None
+        last = "var"
+        if m.start("int") >= 0:
+            init = (S.RawInt(m.group("int"), span("int")),)
+            last = "int"
+        whole = Span(path, start[0], start[1], line, m.end(last) + col)
+        end = m.end()
+        lx.kind, lx.start, lx.pos, lx.value = "SEMICOLON", end - 1, end, ";"
+        return S.RawVarDecl(space, type_, var, None, init, False, whole)
 
     def reg_init(self) -> S.RawRegInit:
         """`TID : REG = value ;`, the TID just read."""
@@ -311,7 +365,7 @@ class _Parser:
                 if self.expect(_PLACE_NEXT) == "LBRACE":
                     break
         body: list[S.RawStatement] = []
-        while (kind := self.expect(_STATEMENT)) != "RBRACE":
+        while (kind := self.fast_opcode() or self.expect(_STATEMENT)) != "RBRACE":
             if kind == "OPCODE":
                 body.append(self.instruction())
             elif kind == "SPACE":
@@ -335,12 +389,17 @@ class _Parser:
             if m is None:
                 return None
 
-            span = _Spans(m, path, line, ls)
-            if m.start("host") >= 0:
-                places.append(S.RawPlace("host", None, span("host", "host")))
+            col = 1 - ls  # an offset on the line plus this is its column
+            if (start := m.start("host")) >= 0:
+                span = Span(path, line, start + col, line, m.end("host") + col)
+                places.append(S.RawPlace("host", None, span))
             else:
-                value = S.RawInt(m.group("int"), span("int", "int"))
-                places.append(S.RawPlace(m.group("kind"), value, span("kind", "int")))
+                int_start, int_end = m.span("int")
+                value = S.RawInt(
+                    m.group("int"), Span(path, line, int_start + col, line, int_end + col)
+                )
+                span = Span(path, line, m.start("kind") + col, line, int_end + col)
+                places.append(S.RawPlace(m.group("kind"), value, span))
             if m.group("sep") == "{":
                 break
         end = m.end()
@@ -518,20 +577,23 @@ class _Parser:
             if m is None:
                 return None
 
-            span = _Spans(m, path, line, ls)
-            if m.start("tid") >= 0:
+            col = 1 - ls  # an offset on the line plus this is its column
+            if (first := m.start("tid")) >= 0:
+                tid = Span(path, line, first + col, line, m.end("tid") + col)
+                reg_start, reg_end = m.span("reg")
+                reg = Span(path, line, reg_start + col, line, reg_end + col)
+                whole = Span(path, line, first + col, line, reg_end + col)
                 obs: S.RawObservable = S.RawRegObs(
-                    S.Name(m.group("tid"), span("tid", "tid")),
-                    S.Name(m.group("reg"), span("reg", "reg")),
-                    span("tid", "reg"),
+                    S.Name(m.group("tid"), tid), S.Name(m.group("reg"), reg), whole
                 )
-                first = "tid"
             else:
-                var = span("var", "var")
+                first, var_end = m.span("var")
+                var = Span(path, line, first + col, line, var_end + col)
                 obs = S.RawMemObs(S.Name(m.group("var"), var), None, None, var, None)
-                first = "var"
-            value = S.RawInt(m.group("int"), span("int", "int"))
-            atoms.append(S.RawAtom(obs, m.group("cmp"), value, span(first, "int")))
+            int_start, int_end = m.span("int")
+            value = S.RawInt(m.group("int"), Span(path, line, int_start + col, line, int_end + col))
+            span = Span(path, line, first + col, line, int_end + col)
+            atoms.append(S.RawAtom(obs, m.group("cmp"), value, span))
             pos = m.end()
             if m.group("sep") == ")":
                 break
@@ -607,43 +669,32 @@ class _Parser:
             ops.append((op, 0, 0))
 
 
-class _Spans:
-    """The spans of a fast read's groups: `span(first, last)` runs from group `first`'s
-    start to group `last`'s end, on the line at offset `ls`; `sigil` counts the characters
-    (`%`, `@`) before `first` that its token includes."""
-
-    __slots__ = ("line", "ls", "m", "path")
-
-    def __init__(self, m: re.Match[str], path: str, line: int, ls: int) -> None:
-        self.m, self.path, self.line, self.ls = m, path, line, ls
-
-    def __call__(self, first: str, last: str, sigil: int = 0) -> Span:
-        m, ls, line = self.m, self.ls, self.line
-        return Span(self.path, line, m.start(first) - ls + 1 - sigil, line, m.end(last) - ls + 1)
-
-
 def _fast_operand(m: re.Match[str], path: str, line: int, ls: int) -> S.RawOperand:
-    """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line)."""
-    spans = _Spans(m, path, line, ls)
+    """The operand of a `_FAST_OPERAND` match (`ls`: the offset of its line). The spans are
+    made here, from the match's offsets: a suite's parse makes two of them a test line."""
+    col = 1 - ls  # an offset on the line plus this is its column
+    if (start := m.start("reg")) >= 0:
+        return S.RawReg(m.group("reg"), Span(path, line, start + col - 1, line, m.end("reg") + col))
+    if m.start("open") >= 0:
+        return _fast_address(m, path, line, col)
+    if (start := m.start("var")) >= 0:
+        return S.RawVar(m.group("var"), Span(path, line, start + col - 1, line, m.end("var") + col))
+    if (start := m.start("int")) >= 0:
+        return S.RawInt(m.group("int"), Span(path, line, start + col, line, m.end("int") + col))
+    if (start := m.start("ident")) >= 0:
+        span = Span(path, line, start + col, line, m.end("ident") + col)
+        return S.RawIdent(m.group("ident"), span)
+    span = Span(path, line, m.start("bang") + col - 1, line, m.end("bang") + col)
+    return S.RawReg(m.group("breg"), span, negated=True)
+
+
+def _fast_address(m: re.Match[str], path: str, line: int, col: int) -> S.RawAddress:
+    """The `[base]`, `[base + offset]` or `[base - n]` operand of a `_FAST_OPERAND` match
+    (`col`: what makes an offset on the line its column)."""
 
     def span(group: str, sigil: int) -> Span:
-        return spans(group, group, sigil)
+        return Span(path, line, m.start(group) + col - sigil, line, m.end(group) + col)
 
-    if m.start("reg") >= 0:
-        return S.RawReg(m.group("reg"), span("reg", 1))
-    if m.start("open") >= 0:
-        return _fast_address(m, span)
-    if m.start("var") >= 0:
-        return S.RawVar(m.group("var"), span("var", 1))
-    if m.start("int") >= 0:
-        return S.RawInt(m.group("int"), span("int", 0))
-    if m.start("ident") >= 0:
-        return S.RawIdent(m.group("ident"), span("ident", 0))
-    return S.RawReg(m.group("breg"), span("bang", 1), negated=True)
-
-
-def _fast_address(m: re.Match[str], span: Callable[[str, int], Span]) -> S.RawAddress:
-    """The `[base]`, `[base + offset]` or `[base - n]` operand of a `_FAST_OPERAND` match."""
     base: S.RawReg | S.RawVar | S.RawInt
     if m.start("areg") >= 0:
         base = S.RawReg(m.group("areg"), span("areg", 1))

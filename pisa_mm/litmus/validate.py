@@ -126,8 +126,12 @@ def validate(raw: S.RawTest, *, strict: bool = False) -> LitmusTest:
             )
             inits[name] = RegInit(i, reg, value, ri.span)
         flow = [def_use(ins.op) for ins in body]  # shared by the checks below
-        check_defined(i, body, flow, end_labels, regs, set(inits))
-        static = static_targets(body, flow, inits)
+        static: dict[str, VarRef] = {}
+        # A thread that reads no register (most small tests: immediates and `[@x]`) has no
+        # read before a write, and no register address for `static` to know.
+        if any(uses for _, uses in flow):
+            check_defined(i, body, flow, end_labels, regs, set(inits))
+            static = static_targets(body, flow, inits)
         check_accesses(ctx, body, static, host)
         floats.variable_formats(body, static, var_formats)
         all_inits.extend(inits.values())

@@ -62,7 +62,7 @@ def test_the_structure_shares_value_nodes_across_events_and_paths() -> None:
     final = dict(path.final_regs)["r0"]
     assert store.value is final
     load = next(e for e in es.events if e.kind is Kind.READ and e.thread == 0)
-    assert ReadValue(load.id, 32) in postorder(final)  # the ids were shifted past the inits
+    assert ReadValue(load.id, 32) in postorder(final)  # the ids are past the inits
     exprs: list[Expr] = [e.guard for e in es.events]
     exprs += [e.value for e in es.events if e.value is not None]
     exprs += [v for t in es.threads for p in t.paths for _, v in p.final_regs]

@@ -131,7 +131,14 @@ class CondChecker:
         return wg, None if 0 in gpus else gpus[0]
 
     def prop(self, p: S.RawProp) -> Prop:
-        match p:
+        match p:  # atoms first: a condition is mostly atoms
+            case S.RawAtom(obs=o, op=cmp, value=v, span=span):
+                obs, width = self.observable(o)
+                if isinstance(v, S.RawFloat):
+                    value = float_bits(v, obs.fmt, str(obs))
+                else:
+                    value = int_bits(v, width, "value")
+                return Atom(obs, value, cmp == "!=", span)
             case S.RawBool(value=v):
                 return BoolConst(v)
             case S.RawNot(arg=a):
@@ -149,13 +156,6 @@ class CondChecker:
                     else:
                         args.append(sub)
                 return And(tuple(args)) if op == "and" else Or(tuple(args))
-            case S.RawAtom(obs=o, op=cmp, value=v, span=span):
-                obs, width = self.observable(o)
-                if isinstance(v, S.RawFloat):
-                    value = float_bits(v, obs.fmt, str(obs))
-                else:
-                    value = int_bits(v, width, "value")
-                return Atom(obs, value, cmp == "!=", span)
         raise AssertionError(p)
 
 
