@@ -769,6 +769,8 @@ class EvalResult:
     def flags(self) -> tuple[str, ...]:
         """Names of the flags raised."""
         raised = self._passed[len(self._ev._axioms) :]
+        if all(raised):  # most executions raise none: no generator
+            return ()
         return tuple(c.name for (c, _), p in zip(self._ev._flags, raised, strict=False) if not p)
 
     def result(self, name: str) -> CheckResult | None:

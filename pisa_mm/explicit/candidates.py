@@ -258,13 +258,18 @@ class _Resolver:
         return value
 
     def value(self, eid: int) -> int:
-        if eid in self.value_memo:
-            return self.value_memo[eid]
+        known = self.value_memo.get(eid)  # values are ints, never None
+        if known is not None:
+            return known
         e = self.es.events[eid]
         if e.addr is not None and not isinstance(e.addr, Const):
             self.address(eid)  # an address dependency is part of determining the event
         if eid in self.busy:
             raise _Cyclic
+        if type(e.value) is Const and e.kind is not Kind.READ:
+            # A constant written value: nothing to determine first (no event to mark busy).
+            value = self.value_memo[eid] = e.value.value
+            return value
         self.busy.add(eid)
         try:
             if e.kind is Kind.READ:

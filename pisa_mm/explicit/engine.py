@@ -440,17 +440,22 @@ def run_test(
     outcomes: dict[tuple[int, ...], tuple[State, bool] | None] = {}
     make: Callable[[Sequence[int]], State] | None = None
     prune = candidate_space(structure) > PRUNE_ABOVE
+    # `cut` and `ended` of the last choice of paths (by identity: its candidates share it)
+    paths: tuple[object, ...] | None = None
+    cut_paths = ended = False
     for cand, result in _judged(structure, model, False, prune):
         if not result.consistent:
             continue
+        if cand.paths is not paths:
+            paths, cut_paths, ended = cand.paths, cand.cut, cand.ended
         # A flag's witness is that of the first execution that raises it: found only then.
-        if cand.cut:
+        if cut_paths:
             cut += 1
             for n in result.flags:
                 if n not in cut_flags:
                     cut_flags[n] = replace(_witness(structure, n, result, cand), cut=True)
             continue
-        if not cand.ended:  # an ended one has no final state to filter or count
+        if not ended:  # an ended one has no final state to filter or count
             # The observables are the same, in the same order, for every candidate of the
             # test: the values alone decide the filter, the state and the proposition.
             row = _row(structure, cand, obs, keys, regs)
