@@ -553,6 +553,8 @@ class _Choice:
         # A partial choice needs judging only when some check depends on rf (a guard or a
         # location computed from read values); else every partial choice is consistent.
         partial = self.partial_checks
+        # whether `_wanted` asks `prune` at all (else it says yes to every partial choice)
+        judging = self.prune is not None and self.static_locs is not None
         # per chosen read: the judgement of the choice before it (`_extended`)
         judged: list[tuple[_Resolver, list[_Check]]] = []
         if partial:
@@ -581,7 +583,7 @@ class _Choice:
                 if mine is None:
                     continue
             if k + 1 < len(reads):
-                if not self._wanted(rf, co):
+                if judging and not self._wanted(rf, co):
                     continue
                 pos.append(0)
                 if mine is not None:
