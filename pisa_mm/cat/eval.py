@@ -60,6 +60,8 @@ __all__ = [
 
 # The built-ins that change from one candidate execution to the next of one event structure.
 DEFAULT_DYNAMIC: frozenset[str] = frozenset({"rf", "co"})
+# Sessions kept besides the current one (`Evaluator._switch`), on small universes only.
+_SESSIONS_KEPT = 8
 # How many offending pairs (or events) an `empty`/`flag` witness lists.
 WITNESS_LIMIT = 8
 # `Evaluator._irreflexive` keeps the last left operand of each term (to see it recur) only
@@ -127,6 +129,10 @@ class CheckResult:
 
 
 _Fn = Callable[["_Ctx"], int]
+# A session: its universe, its static values by slot, and per reuse group the last values
+# and check results (`Evaluator._reuse`).
+_Last = tuple[tuple[int | None, ...], list[int | None], dict[int, bool]]
+_Session = tuple[Geo, list[int | None], list[_Last | None]]
 
 
 _UNARY: dict[UnaryOp, Callable[[Geo, int], int]] = {
@@ -247,8 +253,9 @@ class Evaluator:
         self._session: list[int | None] = []
         # Per group: the key of the last evaluation of this session, its values and its
         # checks' results (see `_reuse`).
-        self._last: list[tuple[tuple[int | None, ...], list[int | None], dict[int, bool]] | None]
-        self._last = [None] * len(self._groups)
+        self._last: list[_Last | None] = [None] * len(self._groups)
+        # The sessions left for another static key (`_switch`), oldest first.
+        self._sessions: dict[Hashable, _Session] = {}
 
     # ---------------------------------------------------------------- public
 
@@ -274,11 +281,15 @@ class Evaluator:
         events = tuple(base.events)
         geo = self._geo
         if static_key is None or static_key != self._key or geo is None or geo.events != events:
-            geo = Geo(events)
-            session: list[int | None] = [None] * self._nslots
-            self._last = [None] * len(self._groups)
-            if static_key is not None:
-                self._key, self._geo, self._session = static_key, geo, session
+            kept = self._switch(static_key)
+            if kept is not None and kept[0].events == events:
+                geo, session, self._last = kept
+            else:
+                geo = Geo(events)
+                session = [None] * self._nslots
+                self._last = [None] * len(self._groups)
+            # Without a key, no session: the next call with one starts or takes back its own.
+            self._key, self._geo, self._session = static_key, geo, session
         else:
             session = self._session
         ctx = _Ctx(base, geo, session, session.copy())
@@ -302,6 +313,20 @@ class Evaluator:
         if consistent or not fail_fast:
             passed.extend(bool(test(ctx)) for _, test in self._flags)
         return EvalResult(self, ctx, passed, consistent)
+
+    def _switch(self, static_key: Hashable | None) -> _Session | None:
+        """Leave the current session for that of `static_key`: the current one is kept (on
+        a small universe, with the last few others) and the one of `static_key`, if kept,
+        taken back. The candidates of one choice of paths may alternate between sets of
+        events (a compare-and-swap that succeeds or not by the value it reads), each one a
+        session whose static values need not be computed twice."""
+        sessions = self._sessions
+        geo = self._geo
+        if self._key is not None and geo is not None and not geo.big:
+            if len(sessions) >= _SESSIONS_KEPT:
+                del sessions[next(iter(sessions))]
+            sessions[self._key] = (geo, self._session, self._last)
+        return None if static_key is None else sessions.pop(static_key, None)
 
     def _reuse(self, ctx: _Ctx) -> None:
         """Take from the session's previous evaluation the values (and check results) of each
@@ -744,6 +769,8 @@ class EvalResult:
     def flags(self) -> tuple[str, ...]:
         """Names of the flags raised."""
         raised = self._passed[len(self._ev._axioms) :]
+        if all(raised):  # most executions raise none: no generator
+            return ()
         return tuple(c.name for (c, _), p in zip(self._ev._flags, raised, strict=False) if not p)
 
     def result(self, name: str) -> CheckResult | None:

@@ -76,7 +76,7 @@ def _shared_memos(n: int) -> _Memos:
     events, in this process (each memo bounded by _MEMO_LIMIT, as a universe's own; all
     of them cleared when they hold more than _SHARED_LIMIT entries together)."""
     shared = list(_SHARED.values())  # one copy: another thread may add a size
-    if sum(len(m) for memos in shared for m in memos) > _SHARED_LIMIT:
+    if sum([len(a) + len(b) + len(c) for a, b, c in shared]) > _SHARED_LIMIT:
         for memos in shared:
             for m in memos:
                 m.clear()
@@ -224,7 +224,18 @@ class Geo:
             hit = given.get(id(pairs))
             if hit is not None and hit[0] is pairs:
                 return hit[1]
-            bits = self._rel_bits(pairs)
+            if type(pairs) in SHAPES:
+                # `_shape_bits` memoised by value, `_memo` inlined: once per session for
+                # each static shape (po, ext, int, incl...), most often a hit.
+                rel, shapes = cast(Rows, pairs), self.shapes
+                known = shapes.get(rel)
+                if known is None:
+                    if len(shapes) >= self.memo_limit:
+                        shapes.clear()
+                    known = shapes[rel] = self._shape_bits(rel)
+                bits = known
+            else:
+                bits = self._rel_bits(pairs)
             if len(given) >= _GIVEN_KEPT:
                 given.clear()
             given[id(pairs)] = (pairs, bits)
@@ -408,6 +419,8 @@ class Geo:
         if self.big:
             n = self.n
             return big.from_positions((i * n for i in bits_of(s)), n * n)
+        if s < 256:
+            return self.spread8[s]
         out, shift, step, table = 0, 0, 8 * self.n, self.spread8
         while s:
             out |= table[s & 255] << shift
@@ -423,7 +436,9 @@ class Geo:
 
     def rows(self, s: int) -> int:
         """The relation with full rows for the events of s: `[s] ; r` is `r & rows(s)`."""
-        return self.cartesian(s, self.rowmask)
+        if self.big:
+            return self.cartesian(s, self.rowmask)
+        return self.spread(s) * self.rowmask
 
     def cols(self, s: int) -> int:
         """The relation with full columns for the events of s: `r ; [s]` is `r & cols(s)`."""

@@ -170,7 +170,7 @@ def dynamic_space_sets(
     """GLOBAL/SHARED/PRIVATE/CONST in one execution, where `loc_of` gives the location each
     access with several possible locations actually touched (others are looked up)."""
     out: dict[str, set[int]] = {name: set() for name in SPACE_SETS}
-    names = {space: name for name, space in SPACE_SETS.items()}
+    names = _SPACE_NAMES
     for e in es.events:
         if e.kind is Kind.FENCE:
             for sp in e.spaces:
@@ -282,6 +282,9 @@ def barrier_relations(es: EventStructure) -> tuple[set[Pair], ...]:
             arrive.setdefault((_wg_key(es, e), e.barrier_index), []).append(e)
         elif e.tag is Tag.DEPART:
             depart.setdefault((_wg_key(es, e), e.barrier_index), []).append(e)
+    if not arrive:
+        # bsync, binst and bfewer all start at an arrive (most tests have no barrier)
+        return set(), set(), set()
     bsync = {(a.id, d.id) for key, arr in arrive.items() for a in arr for d in depart.get(key, ())}
     binst = {
         (a.id, b.id) for arr in arrive.values() for a in arr for b in arr if a.thread != b.thread
@@ -335,6 +338,7 @@ class StaticRelations(Mapping[str, Pairs]):
         self._classes: dict[str, list[list[int]]] = {}
         self._barriers: tuple[set[Pair], ...] | None = None
         self._shapes: dict[str, Rows] = {}
+        self._held: dict[str, Rows | Collection[Pair] | None] = {}
 
     def shape(self, name: str) -> Rows | None:
         """`po`, `ext`, `incl` and the class relations by their shape (cat/compact.py), or None for
@@ -355,6 +359,18 @@ class StaticRelations(Mapping[str, Pairs]):
             else:
                 return None
             self._shapes[name] = hit
+        return hit
+
+    def held(self, name: str) -> Rows | Collection[Pair] | None:
+        """`shape(name)`, else `given(name)` (None for the others), remembered: the cat
+        evaluator asks for each of them once per set of events that happens."""
+        held = self._held
+        if name in held:
+            return held[name]
+        hit: Rows | Collection[Pair] | None = self.shape(name)
+        if hit is None:
+            hit = self.given(name)
+        held[name] = hit
         return hit
 
     def given(self, name: str) -> Collection[Pair] | None:

@@ -258,13 +258,18 @@ class _Resolver:
         return value
 
     def value(self, eid: int) -> int:
-        if eid in self.value_memo:
-            return self.value_memo[eid]
+        known = self.value_memo.get(eid)  # values are ints, never None
+        if known is not None:
+            return known
         e = self.es.events[eid]
         if e.addr is not None and not isinstance(e.addr, Const):
             self.address(eid)  # an address dependency is part of determining the event
         if eid in self.busy:
             raise _Cyclic
+        if type(e.value) is Const and e.kind is not Kind.READ:
+            # A constant written value: nothing to determine first (no event to mark busy).
+            value = self.value_memo[eid] = e.value.value
+            return value
         self.busy.add(eid)
         try:
             if e.kind is Kind.READ:
@@ -336,6 +341,9 @@ def _static_locations(paths: Sequence[Path], events: Sequence[Event]) -> dict[in
             locs[e.id] = next(iter(e.locs))
     return locs
 
+
+# What `_Choice._values` records of an event: location and value, value only, nothing.
+_ACCESS, _VALUED, _OTHER = 0, 1, 2
 
 # At most this many coherence orders of one choice of paths are kept for its rf choices.
 _KEPT_ORDERS = 4096
@@ -434,6 +442,23 @@ class _Choice:
         # (one object for all of them, which the engine's memos then find by identity).
         self.ids = frozenset(e.id for e in self.events)
         self.applied = _Applied()
+        # What `_values` asks of each event, in event order, worked out once: whether it
+        # surely happens (an init write, a constant true guard: what `holds` would say),
+        # whether it is an access (and its location when no value decides it) or another
+        # event with a value.
+        self.walk: list[tuple[Event, bool, int, Location | None]] = [
+            (
+                e,
+                e.thread is None or _always(e.guard),
+                _ACCESS
+                if e.kind in (Kind.READ, Kind.WRITE)
+                else _VALUED
+                if e.kind is Kind.COLLECTIVE
+                else _OTHER,
+                _fixed_location(e),
+            )
+            for e in self.events
+        ]
 
     def candidates(self) -> Iterator[Candidate]:
         if self.dead:
@@ -528,6 +553,8 @@ class _Choice:
         # A partial choice needs judging only when some check depends on rf (a guard or a
         # location computed from read values); else every partial choice is consistent.
         partial = self.partial_checks
+        # whether `_wanted` asks `prune` at all (else it says yes to every partial choice)
+        judging = self.prune is not None and self.static_locs is not None
         # per chosen read: the judgement of the choice before it (`_extended`)
         judged: list[tuple[_Resolver, list[_Check]]] = []
         if partial:
@@ -556,7 +583,7 @@ class _Choice:
                 if mine is None:
                     continue
             if k + 1 < len(reads):
-                if not self._wanted(rf, co):
+                if judging and not self._wanted(rf, co):
                     continue
                 pos.append(0)
                 if mine is not None:
@@ -623,16 +650,20 @@ class _Choice:
             ids = self.ids
             contributions = {k: fixed[eid] for k, eid in self.collectives.items()}
             return ids, self.static_locs, fixed, contributions
-        happening = [e for e in self.events if e.thread is None or res.holds(e.guard)]
         locs: dict[int, Location] = {}
         values: dict[int, int] = {}
-        for e in happening:
-            if e.kind in (Kind.READ, Kind.WRITE):
-                locs[e.id] = res.location(e.id)
-                values[e.id] = res.value(e.id)
-            elif e.kind is Kind.COLLECTIVE:
-                values[e.id] = res.value(e.id)
-        ids = frozenset(e.id for e in happening)
+        happening: list[int] = []
+        for e, sure, what, at in self.walk:
+            if not sure and not res.holds(e.guard):
+                continue
+            eid = e.id
+            happening.append(eid)
+            if what == _ACCESS:
+                locs[eid] = res.location(eid) if at is None else at
+                values[eid] = res.value(eid)
+            elif what == _VALUED:
+                values[eid] = res.value(eid)
+        ids = frozenset(happening)
         contributions = {k: values[eid] for k, eid in self.collectives.items() if eid in ids}
         return ids, locs, values, contributions
 

@@ -79,9 +79,7 @@ class _Base:
         if hit is None:
             # The evaluator ignores the events not in `events`: shapes and the pair sets the
             # structure holds are given whole.
-            hit = self.static.shape(name)
-            if hit is None:
-                hit = self.static.given(name)
+            hit = self.static.held(name)
         return hit if hit is not None else self.static.pairs(name, self.happen)
 
 
@@ -351,25 +349,43 @@ def _project(
 ) -> dict[Observable, int]:
     """The final value of each observable in `cand`; `regs` memoises the final registers
     of each path (by id: the structure keeps its paths alive) over a run's candidates."""
-    out: dict[Observable, int] = {}
-    memo = {} if regs is None else regs
-    for o in obs:
-        match o:
-            case RegObs():
-                out[o] = _final_reg(es, cand, o, memo)
-            case MemObs():
-                out[o] = _final_mem(es, cand, o)
-    return out
+    row = _row(es, cand, obs, _reg_keys(obs), {} if regs is None else regs)
+    return dict(zip(obs, row, strict=True))
+
+
+def _reg_keys(obs: tuple[Observable, ...]) -> tuple[str | None, ...]:
+    """Per observable, its register's key in `final_regs` (None for a memory location)."""
+    return tuple(reg_key(o) if isinstance(o, RegObs) else None for o in obs)
+
+
+def _row(
+    es: EventStructure,
+    cand: Candidate,
+    obs: tuple[Observable, ...],
+    keys: tuple[str | None, ...],
+    memo: dict[int, dict[str, Expr]],
+) -> tuple[int, ...]:
+    """The values of `_project`, in the order of `obs` (`keys`: `_reg_keys(obs)`): a row is
+    all `run_test` needs to know a state it has seen (no mapping made, no observable
+    hashed)."""
+    out: list[int] = []
+    for o, key in zip(obs, keys, strict=True):
+        if isinstance(o, RegObs):
+            assert key is not None
+            out.append(_final_reg(es, cand, o.thread, key, memo))
+        else:
+            out.append(_final_mem(es, cand, o))
+    return tuple(out)
 
 
 def _final_reg(
-    es: EventStructure, cand: Candidate, o: RegObs, memo: dict[int, dict[str, Expr]]
+    es: EventStructure, cand: Candidate, thread: int, key: str, memo: dict[int, dict[str, Expr]]
 ) -> int:
-    path = cand.paths[o.thread]
+    path = cand.paths[thread]
     regs = memo.get(id(path))
     if regs is None:
         regs = memo[id(path)] = dict(path.final_regs)
-    expr = regs.get(reg_key(o))
+    expr = regs.get(key)
     if expr is None:
         return 0  # a register never written reads as 0 (as in events.semantics)
     if type(expr) is ReadValue:
@@ -413,6 +429,7 @@ def run_test(
         return _verdict_only(test, structure, model)
     start = time.perf_counter()
     obs = observables(test)
+    keys = _reg_keys(obs)
     prop = test.condition.prop
     states: set[State] = set()
     positive = negative = cut = 0
@@ -423,29 +440,35 @@ def run_test(
     outcomes: dict[tuple[int, ...], tuple[State, bool] | None] = {}
     make: Callable[[Sequence[int]], State] | None = None
     prune = candidate_space(structure) > PRUNE_ABOVE
+    # `cut` and `ended` of the last choice of paths (by identity: its candidates share it)
+    paths: tuple[object, ...] | None = None
+    cut_paths = ended = False
     for cand, result in _judged(structure, model, False, prune):
         if not result.consistent:
             continue
+        if cand.paths is not paths:
+            paths, cut_paths, ended = cand.paths, cand.cut, cand.ended
         # A flag's witness is that of the first execution that raises it: found only then.
-        if cand.cut:
+        if cut_paths:
             cut += 1
             for n in result.flags:
                 if n not in cut_flags:
                     cut_flags[n] = replace(_witness(structure, n, result, cand), cut=True)
             continue
-        if not cand.ended:  # an ended one has no final state to filter or count
-            values = _project(test, structure, cand, obs, regs)
-            # The keys are the same, in the same order, for every candidate of the test:
-            # the values alone decide the filter, the state and the proposition.
-            row = tuple(values.values())
+        if not ended:  # an ended one has no final state to filter or count
+            # The observables are the same, in the same order, for every candidate of the
+            # test: the values alone decide the filter, the state and the proposition.
+            row = _row(structure, cand, obs, keys, regs)
             if row in outcomes:
                 known = outcomes[row]
-            elif passes_filter(test, values):
-                if make is None:  # `make_state`'s order and texts, worked out once
-                    make = state_maker(tuple(values))
-                known = outcomes[row] = (make(row), eval_prop(prop, values))
             else:
-                known = outcomes[row] = None
+                values = dict(zip(obs, row, strict=True))
+                if passes_filter(test, values):
+                    if make is None:  # `make_state`'s order and texts, worked out once
+                        make = state_maker(tuple(values))
+                    known = outcomes[row] = (make(row), eval_prop(prop, values))
+                else:
+                    known = outcomes[row] = None
             if known is None:
                 continue
             state, holds = known
