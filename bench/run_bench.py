@@ -212,12 +212,9 @@ def startup(src: Path, repeat: int) -> dict[str, float]:
     """The start-up figures of the tree `src`, with a cache directory of its own (another
     tree, or another user of the machine, would replace its entries)."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, XDG_CACHE_HOME=cache)
-        env.pop("PISA_MM_NO_CACHE", None)
         # an installed script's modules have their .pyc; without them every run compiles
         # every module again (1,200 M instructions instead of 300 M)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        return _startup(src, repeat, env)
+        return _startup(src, repeat, tree_env(cache))
 
 
 def _startup(src: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
@@ -253,11 +250,23 @@ def generate_suite(directory: Path) -> int:
     return len(list(directory.rglob("*.litmus")))
 
 
-def throughput(src: Path, suite: Path, n: int) -> dict[str, float]:
+def tree_env(cache: str) -> dict[str, str]:
+    """The environment of a tree's runs: a cache directory of its own (two trees sharing one
+    replace each other's model pickle and code table, and each run then compiles anew what
+    the other tree's run replaced), and the .pyc files an installed script has."""
+    env = dict(os.environ, XDG_CACHE_HOME=cache)
+    env.pop("PISA_MM_NO_CACHE", None)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def throughput(src: Path, suite: Path, n: int, env: dict[str, str]) -> dict[str, float]:
     cores = os.cpu_count() or 1
     figures: dict[str, float] = {}
+    # fills the tree's cache, as the run before it would in real use (not counted)
+    pisa_mm(src, "run", str(suite), "--no-time", "--jobs", "1", env=env)
     for label, jobs in (("jobs1", ["--jobs", "1"]), ("default", [])):
-        wall, cpu = pisa_mm(src, "run", str(suite), "--no-time", *jobs)
+        wall, cpu = pisa_mm(src, "run", str(suite), "--no-time", *jobs, env=env)
         figures[label], figures[f"{label}_cpu"] = n / wall, n / cpu
         what = "--jobs 1" if jobs else f"default jobs ({cores} cores)"
         print(f"  {what}: {wall:.2f} s wall, {cpu:.2f} s CPU: {n / wall:.0f} tests/s, "
@@ -291,9 +300,11 @@ for engine, spent in best.items():
 """
 
 
-def engine_cpu(src: Path, suite: Path, engines: tuple[str, ...]) -> dict[str, float]:
+def engine_cpu(
+    src: Path, suite: Path, engines: tuple[str, ...], env: dict[str, str]
+) -> dict[str, float]:
     """CPU seconds per test of each engine alone (parse and build not counted)."""
-    env = dict(os.environ, PYTHONPATH=str(src))
+    env = dict(env, PYTHONPATH=str(src))
     argv = [sys.executable, "-P", "-c", _ENGINE_CPU, str(suite), *engines]
     out = subprocess.run(argv, env=env, capture_output=True, text=True, check=True).stdout
     figures = {
@@ -692,8 +703,10 @@ def main() -> int:
             figures, engines = {}, {}
             for label, src in trees:
                 print(f" {label} ({src})")
-                figures[label] = throughput(src, suite_dir, len(texts))
-                engines[label] = engine_cpu(src, suite_dir, ("explicit", "auto"))
+                with tempfile.TemporaryDirectory() as cache:
+                    env = tree_env(cache)
+                    figures[label] = throughput(src, suite_dir, len(texts), env)
+                    engines[label] = engine_cpu(src, suite_dir, ("explicit", "auto"), env)
             if args.baseline:
                 _ratios("throughput", figures["this tree"], figures["baseline"], lower=False)
                 _ratios("engine", engines["this tree"], engines["baseline"], lower=True)
