@@ -17,7 +17,9 @@ Sections (all by default; `--only a,b` picks some):
   fields with `dataclasses.dataclass` and with `record`, its compiled methods in the cache.
 - `throughput`: `pisa-mm run DIR --no-time` at `--jobs 1` and at the default (the
   machine's cores), in tests per second of wall time and per CPU second (the process and
-  its workers), on a suite this script generates with `pisa-mm gen`:
+  its workers), the median of `--rounds` runs in which the trees and the two runs take
+  turns, each tree with a cache of its own, on a suite this script generates with
+  `pisa-mm gen`:
   the classic shapes MP, SB, LB, 2+2W, S, R, WRC and IRIW (2 to 4 work-items, one per
   work-group, 2 to 6 accesses) at system scope, with every order scheme (`--orders all`),
   every fence in place of each po edge (`--fences all`) and each access in turn made an
@@ -55,6 +57,7 @@ bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import resource
@@ -260,17 +263,44 @@ def tree_env(cache: str) -> dict[str, str]:
     return env
 
 
-def throughput(src: Path, suite: Path, n: int, env: dict[str, str]) -> dict[str, float]:
+_RUNS = (("jobs1", ["--jobs", "1"]), ("default", []))
+
+
+def throughput(
+    trees: list[tuple[str, Path]],
+    envs: dict[str, dict[str, str]],
+    suite: Path,
+    n: int,
+    rounds: int,
+) -> dict[str, dict[str, float]]:
+    """Per tree, tests per second of wall and of CPU at `--jobs 1` and the default jobs,
+    from the median of `rounds` runs. The trees and the two runs take turns in each round:
+    this VM's speed drifts by 10-40% within minutes, and one tree measured after the other
+    took the drift for a difference."""
+    for label, src in trees:  # fills the tree's cache, as the run before it would (not counted)
+        pisa_mm(src, "run", str(suite), "--no-time", "--jobs", "1", env=envs[label])
+    got: dict[str, dict[str, list[tuple[float, float]]]] = {
+        label: {run: [] for run, _ in _RUNS} for label, _ in trees
+    }
+    for _ in range(rounds):
+        for label, src in trees:
+            for run, jobs in _RUNS:
+                got[label][run].append(
+                    pisa_mm(src, "run", str(suite), "--no-time", *jobs, env=envs[label])
+                )
     cores = os.cpu_count() or 1
-    figures: dict[str, float] = {}
-    # fills the tree's cache, as the run before it would in real use (not counted)
-    pisa_mm(src, "run", str(suite), "--no-time", "--jobs", "1", env=env)
-    for label, jobs in (("jobs1", ["--jobs", "1"]), ("default", [])):
-        wall, cpu = pisa_mm(src, "run", str(suite), "--no-time", *jobs, env=env)
-        figures[label], figures[f"{label}_cpu"] = n / wall, n / cpu
-        what = "--jobs 1" if jobs else f"default jobs ({cores} cores)"
-        print(f"  {what}: {wall:.2f} s wall, {cpu:.2f} s CPU: {n / wall:.0f} tests/s, "
-              f"{n / cpu:.0f} tests per CPU second")  # fmt: skip
+    figures: dict[str, dict[str, float]] = {}
+    for label, src in trees:
+        print(f" {label} ({src})")
+        mine = figures[label] = {}
+        for run, jobs in _RUNS:
+            walls = sorted(w for w, _ in got[label][run])
+            wall, cpu = statistics.median(walls), statistics.median(c for _, c in got[label][run])
+            mine[run], mine[f"{run}_cpu"] = n / wall, n / cpu
+            what = "--jobs 1" if jobs else f"default jobs ({cores} cores)"
+            print(f"  {what}: {wall:.2f} s wall (median of {rounds}; {walls[0]:.2f}-"
+                  f"{walls[-1]:.2f} s), {cpu:.2f} s CPU: {n / wall:.0f} tests/s, "
+                  f"{n / cpu:.0f} tests per CPU second")  # fmt: skip
     return figures
 
 
@@ -672,6 +702,9 @@ def main() -> int:
     parser.add_argument("--only", help="comma-separated subset of: " + ",".join(SECTIONS))
     parser.add_argument("--baseline", type=Path, help="a source tree to compare with")
     parser.add_argument("--repeat", type=int, default=10, help="start-up runs (default 10)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="throughput: rounds of turns (default 3)"
+    )
     args = parser.parse_args()
     budget, names = budget_and_families(parser, args, FAMILIES)
     only = args.only.split(",") if args.only else list(SECTIONS)
@@ -700,13 +733,16 @@ def main() -> int:
                 _ratios("start-up", figures["this tree"], figures["baseline"], lower=True)
         if "throughput" in only:
             print(f"\nthroughput: pisa-mm run SUITE --no-time ({len(texts)} tests)")
-            figures, engines = {}, {}
-            for label, src in trees:
-                print(f" {label} ({src})")
-                with tempfile.TemporaryDirectory() as cache:
-                    env = tree_env(cache)
-                    figures[label] = throughput(src, suite_dir, len(texts), env)
-                    engines[label] = engine_cpu(src, suite_dir, ("explicit", "auto"), env)
+            with contextlib.ExitStack() as stack:
+                envs = {
+                    label: tree_env(stack.enter_context(tempfile.TemporaryDirectory()))
+                    for label, _ in trees
+                }
+                figures = throughput(trees, envs, suite_dir, len(texts), args.rounds)
+                engines = {}
+                for label, src in trees:
+                    print(f" {label} ({src})")
+                    engines[label] = engine_cpu(src, suite_dir, ("explicit", "auto"), envs[label])
             if args.baseline:
                 _ratios("throughput", figures["this tree"], figures["baseline"], lower=False)
                 _ratios("engine", engines["this tree"], engines["baseline"], lower=True)
