@@ -59,6 +59,9 @@ class _Cache(dict[Any, Any]):
         super().__init__(entries)
         self.stored = stored  # (pattern, flags) -> program
         self.made: set[_Key] = set()  # what was made from a stored program
+        # what was compiled before priming (pip's console script tidies `sys.argv[0]` with
+        # `re.sub`): no stored program could have made it, so it is never a miss
+        self.early: set[_Key] = {(p, f) for kind, p, f in entries if kind is str}
 
     def __missing__(self, key: Any) -> Any:
         kind, pattern, flags = key
@@ -107,11 +110,10 @@ def _save(command: str, cache: _Cache) -> None:
         for kind, pattern, flags in list(cache)
         if kind is str and isinstance(flags, int) and not flags & _UNCACHED
     ]
-    # A pattern compiled before `prime` (the console script that pip writes compiles one
-    # to tidy `sys.argv[0]`) is in `re._cache` without being made here: stored already, it
-    # needs no new group. Before, every run of that script wrote the table again: 28 M
-    # instructions, a tenth of a one-test run.
-    if all(key in cache.made or key in cache.stored for key in keys):
+    # A pattern compiled before `prime` is no miss: counted as one, every run of pip's
+    # script wrote the table again (28 M instructions, a tenth of a one-test run). A stored
+    # program that `_sre` refused still is one, and is written anew.
+    if all(key in cache.made or key in cache.early for key in keys):
         return
     table: dict[Any, Any] = {}
     for key in keys:

@@ -104,3 +104,32 @@ def test_a_damaged_program_is_compiled_again(tmp_path: Path) -> None:
     matches, made = run_script(DAMAGED, tmp_path)
     assert matches  # compiled by re
     assert made == []  # neither made from what was stored
+
+
+# A run whose stored program of a pattern it uses is damaged writes a good one at exit,
+# though every other pattern it uses was stored by the run before it.
+REPAIRED = """
+import json, re, sys
+from pisa_mm import codecache, regexes
+regexes.prime("run")
+from pisa_mm import cli
+re.compile("a+b")
+regexes._save("run", re._cache)
+codecache.CODES.groups.clear(); codecache.CODES.stored = None  # read back from the file
+flags, words, *rest = codecache.CODES.group("re run")[("a+b", 0)]
+print(json.dumps([flags, list(memoryview(words).cast("I")), *rest]))
+"""
+DAMAGE = """
+from pisa_mm import codecache
+group = dict(codecache.CODES.group("re run"))
+group[("a+b", 0)] = (0, [1, 2, 3], 0, {}, (None,))
+codecache.CODES.replace("re run", group)
+print(1)
+"""
+
+
+def test_a_damaged_program_is_written_anew(tmp_path: Path) -> None:
+    good = run_script(REPAIRED, tmp_path)
+    assert good[:2] == list(regexes.program("a+b", 0)[:2])
+    run_script(DAMAGE, tmp_path)
+    assert run_script(REPAIRED, tmp_path) == good
