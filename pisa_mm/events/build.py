@@ -259,9 +259,9 @@ class _Builder:
         self.test = test
         self.unroll = unroll
         self.first = first
-        self.layout = layout  # make_layout(test.variables)
+        self.layout = layout
         self.decls = {d.name: d for d in test.variables}
-        self.places = places  # placements(test)
+        self.places = places
         self.lanes: dict[tuple[int | None, int | None, int | None], list[int]] = {}
         for i, p in enumerate(self.places):
             if not p.host:
@@ -1031,7 +1031,7 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
     init_values: dict[Location, int] = {}
     for i, loc in enumerate(init_locs):
         decl = b.decls[loc.var]
-        var = b.layout.variable(loc.var)
+        var = layout.variable(loc.var)
         assert var is not None
         value = _init_value(decl, loc.offset)
         init_values[loc] = value
@@ -1044,11 +1044,11 @@ def build(test: LitmusTest, *, unroll: int = DEFAULT_UNROLL) -> EventStructure:
                 text=f"init {loc} = {value}",
             )
         )  # fmt: skip
-    unaccessed = _observed(test, b.layout) - accessed
+    unaccessed = _observed(test, layout) - accessed
     for loc in unaccessed:
         init_values[loc] = _init_value(b.decls[loc.var], loc.offset)
     if unaccessed:
-        init = tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(b.layout, kv[0]), kv[0])))
+        init = tuple(sorted(init_values.items(), key=lambda kv: (_addr_of(layout, kv[0]), kv[0])))
     else:  # the accessed locations only, already in that order
         init = tuple(init_values.items())
 
