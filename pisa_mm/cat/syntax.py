@@ -311,23 +311,41 @@ class Model:
 
 
 def subexpressions(expr: Expr) -> Iterator[Expr]:
-    """Every node of `expr`, children before parents (post-order)."""
-    match expr:
-        case Unary(arg=arg):
-            yield from subexpressions(arg)
-        case Binary(left=left, right=right):
-            yield from subexpressions(left)
-            yield from subexpressions(right)
-        case Name() | Universe() | Empty():
-            pass
-        case _:
-            assert_never(expr)
-    yield expr
+    """Every node of `expr`, children before parents (post-order).
+
+    Iterative: a nested generator per level made each node cost its depth (the names of
+    every definition are asked for when a model is compiled), and a deep one recursed."""
+    # (node, whether its children are already out)
+    stack: list[tuple[Expr, bool]] = [(expr, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            yield node
+            continue
+        match node:
+            case Unary(arg=arg):
+                stack += ((node, True), (arg, False))
+            case Binary(left=left, right=right):
+                stack += ((node, True), (right, False), (left, False))
+            case Name() | Universe() | Empty():
+                yield node
+            case _:
+                assert_never(node)
 
 
 def names_in(expr: Expr) -> frozenset[str]:
     """The names `expr` refers to directly (not through definitions)."""
-    return frozenset(e.name for e in subexpressions(expr) if isinstance(e, Name))
+    names: set[str] = set()
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Binary):
+            stack += (node.right, node.left)
+        elif isinstance(node, Unary):
+            stack.append(node.arg)
+        elif isinstance(node, Name):
+            names.add(node.name)
+    return frozenset(names)
 
 
 # Binding strength, loosest first; used to print the fewest parentheses that re-parse the same.
