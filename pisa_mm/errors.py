@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import stat
@@ -197,9 +198,24 @@ def read_source(path: str, limit: int = MAX_SOURCE_BYTES) -> str:
         raise PisaMMError.at(
             None, f"cannot read {path}: input files are limited to {limit} bytes", "limit"
         )
+    # the mark stripped here, not by "utf-8-sig": that codec's error offsets skip it
+    bom = 3 if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        return data.decode("utf-8-sig")
+        return data[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
+        offset = bom + exc.start
         raise PisaMMError.at(
-            None, f"cannot read {path}: not UTF-8 text (byte {exc.start})", "io"
+            _byte_span(path, data, bom, offset),
+            f"cannot read {path}: not UTF-8 text (byte {offset}: 0x{data[offset]:02x})",
+            "io",
         ) from exc
+
+
+def _byte_span(path: str, data: bytes, bom: int, offset: int) -> Span:
+    """The line and column (in characters, a byte-order mark not counted) of byte `offset`:
+    the text before it is valid UTF-8, so the count is exact. No caret: a file that is not
+    text is never quoted."""
+    start = max(data.rfind(b"\n", 0, offset) + 1, bom)
+    line = data.count(b"\n", 0, offset) + 1
+    head = data[start:offset].decode("utf-8")
+    return Span(path, line, len(head) + 1)

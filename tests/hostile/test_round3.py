@@ -330,3 +330,23 @@ def test_a_hostile_baseline_is_a_located_error(
     assert cli_main(["run", str(MP), "--baseline", str(baseline)]) == 2
     err = capsys.readouterr().err
     assert f"corrupt baseline {baseline}: " in err and what in err and "[baseline]" in err
+
+
+@pytest.mark.parametrize(
+    ("data", "where"),
+    [
+        (b"PISA 1.2\n\xc3\xa9x\xffz\n", ":2:3:"),  # a two-byte character before it counts once
+        (b"\xef\xbb\xbfPI\xff", ":1:3:"),  # the byte-order mark is no column
+        (b"\xffPISA", ":1:1:"),
+    ],
+)
+def test_a_file_that_is_no_utf8_is_located_at_its_first_bad_byte(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], data: bytes, where: str
+) -> None:
+    # was: only the byte offset, no line or column
+    test = tmp_path / "T.litmus"
+    test.write_bytes(data)
+    assert cli_main(["run", str(test)]) == 2
+    err = capsys.readouterr().err
+    assert f"{test}{where} error: cannot read {test}: not UTF-8 text" in err
+    assert "0xff) [io]" in err and "Traceback" not in err
