@@ -36,8 +36,12 @@ def _suite(tmp_path: Path, n: int) -> Path:
 
 
 def _hard(tmp_path: Path) -> Path:
-    """A test whose smt run takes far longer than the test waits (IRIW with 14 work-items)."""
-    return write(tmp_path, "hard.litmus", _families().iriw(14))
+    """A test whose smt run takes far longer than the test waits (IRIW with 18 work-items).
+
+    Listing its 2^18 states takes the smt engine over 15 s in under 100 MB; 14 work-items
+    no longer sufficed once the engine listed 16,384 states in under 2 s.
+    """
+    return write(tmp_path, "hard.litmus", _families().iriw(18))
 
 
 @pytest.mark.parametrize(
@@ -205,7 +209,18 @@ def test_dask_enforces_the_timeout(tmp_path: Path) -> None:
     ) as cluster:
         address = cluster.scheduler_address
         done = subprocess.run(
-            [*PISA_MM, "run", str(hard), str(easy), "--timeout", "2", "--dask", address],
+            [
+                *PISA_MM,
+                "run",
+                str(hard),
+                str(easy),
+                "--engine",
+                "smt",
+                "--timeout",
+                "2",
+                "--dask",
+                address,
+            ],
             capture_output=True,
             text=True,
             timeout=120,
