@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pisa_mm.errors import MAX_LITERAL_DIGITS, PisaMMError, Span, read_source
+from pisa_mm.errors import PisaMMError, Span, int_literal, read_source
 from pisa_mm.outcomes.condition import witnessed
 from pisa_mm.outcomes.model import TestResult, Verdict
 from pisa_mm.records import record
@@ -28,7 +28,7 @@ DEFAULT_MODEL = "pisa"
 _QUANTIFIER_OF_KIND = {"Allowed": "exists", "Forbidden": "~exists", "Required": "forall"}
 
 _CUT = re.compile(
-    r"Cut: (\d+) (" + "|".join(map(re.escape, CUT_UNITS.values())) + r") truncated by the "
+    r"Cut: ([0-9]+) (" + "|".join(map(re.escape, CUT_UNITS.values())) + r") truncated by the "
     r"unroll bound\b"
 )
 
@@ -98,10 +98,18 @@ class _Lines:
     def peek(self) -> str | None:
         return self.lines[self.pos] if self.pos < len(self.lines) else None
 
+    def count(self, index: int, what: str) -> int | None:
+        """Word `index` of the line just read as a count, located at its column; None: none.
 
-def _is_count(text: str) -> bool:
-    # str.isdigit admits Unicode digits (`²` that int() refuses); int() refuses > 4,300 digits
-    return text.isascii() and text.isdigit() and len(text) <= MAX_LITERAL_DIGITS
+        str.isdigit admits Unicode digits (`²`, which int() refuses); a count past the
+        literal limit is a located `limit` error rather than a malformed line.
+        """
+        words = list(re.finditer(r"\S+", self.lines[self.pos - 1]))
+        token = words[index].group() if index < len(words) else ""
+        if not (token.isascii() and token.isdigit()):
+            return None
+        col = words[index].start() + 1
+        return int_literal(token, Span(self.path, self.pos, col, self.pos, col + len(token)), what)
 
 
 def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
@@ -113,10 +121,11 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         raise src.error("malformed expectation: expected `Test NAME Allowed|Forbidden|Required`")
     name, quantifier = head[1], _QUANTIFIER_OF_KIND[head[2]]
     states_line = src.next("the `States N` line").split()
-    if len(states_line) != 2 or states_line[0] != "States" or not _is_count(states_line[1]):
+    n_states = src.count(1, "state count") if len(states_line) == 2 else None
+    if states_line[:1] != ["States"] or n_states is None:
         src.pos -= 1
         raise src.error("malformed expectation: expected `States N`")
-    states = frozenset(src.next("a state line").strip() for _ in range(int(states_line[1])))
+    states = frozenset(src.next("a state line").strip() for _ in range(n_states))
     verdict = src.next("the verdict line").strip()
     if verdict not in ("Ok", "No", "Unknown"):
         src.pos -= 1
@@ -126,12 +135,10 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         src.pos -= 1
         raise src.error("malformed expectation: expected `Witnesses`")
     counts = src.next("the `Positive: P Negative: N` line").split()
-    if (
-        len(counts) != 4
-        or counts[0] != "Positive:"
-        or counts[2] != "Negative:"
-        or not (_is_count(counts[1]) and _is_count(counts[3]))
-    ):
+    shaped = len(counts) == 4 and counts[0] == "Positive:" and counts[2] == "Negative:"
+    positive = src.count(1, "positive count") if shaped else None
+    negative = src.count(3, "negative count") if shaped else None
+    if positive is None or negative is None:
         src.pos -= 1
         raise src.error("malformed expectation: expected `Positive: P Negative: N`")
     flags: set[str] = set()
@@ -150,7 +157,9 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
                     "malformed expectation: expected `Cut: N executions truncated by the "
                     "unroll bound (...)`"
                 )
-            cut = int(match.group(1))
+            cut = int_literal(
+                match.group(1), Span(src.path, src.pos, len("Cut: ") + 1), "cut count"
+            )
         elif line.startswith("Condition "):
             condition = line[len("Condition ") :].strip()
         elif line.startswith("Liveness "):
@@ -167,8 +176,8 @@ def parse_expectation(text: str, path: str = "<expected>") -> Expectation:
         quantifier=quantifier,
         states=states,
         verdict=verdict,
-        positive=int(counts[1]),
-        negative=int(counts[3]),
+        positive=positive,
+        negative=negative,
         counts_executions=witnesses == "Witnesses",
         flags=frozenset(flags),
         cut=cut,

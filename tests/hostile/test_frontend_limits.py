@@ -112,19 +112,37 @@ States {states}
 @x=1;
 Ok
 Witnesses
-Positive: {pos} Negative: 0
+Positive: {pos} Negative: {neg}
+Cut: {cut} executions truncated by the unroll bound (not final states)
 Condition exists (@x=1)
 """
 
+# where each field's number starts: (line, column)
+_AT = {"states": (2, 8), "pos": (6, 11), "neg": (6, 23), "cut": (7, 6)}
 
-@pytest.mark.parametrize("field", ["states", "pos"])
-@pytest.mark.parametrize("value", [BIG, "²", "٣"])
-def test_bad_counts_in_expected_files(field: str, value: str) -> None:
-    values = {"states": "1", "pos": "1"} | {field: value}
+
+@pytest.mark.parametrize("field", sorted(_AT))
+def test_a_count_past_the_literal_limit_in_an_expected_file_is_located(field: str) -> None:
+    values = {"states": "1", "pos": "1", "neg": "0", "cut": "1"} | {field: BIG}
     with pytest.raises(PisaMMError) as info:
         parse_expectation(EXPECTED.format(**values), "T.litmus.expected")
-    d = info.value.diagnostics[0]
-    assert d.code and d.span is not None
+    (d,) = info.value.diagnostics
+    assert d.code == "limit"
+    assert f"has {len(BIG)} digits; at most {MAX_LITERAL_DIGITS}" in d.message
+    assert d.span is not None and (d.span.line, d.span.col) == _AT[field]
+
+
+@pytest.mark.parametrize("field", sorted(_AT))
+@pytest.mark.parametrize("value", ["²", "٣", "-1", "x"])
+def test_a_count_that_is_no_ascii_number_in_an_expected_file_is_malformed(
+    field: str, value: str
+) -> None:
+    values = {"states": "1", "pos": "1", "neg": "0", "cut": "1"} | {field: value}
+    with pytest.raises(PisaMMError) as info:
+        parse_expectation(EXPECTED.format(**values), "T.litmus.expected")
+    (d,) = info.value.diagnostics
+    assert d.code == "expected-file"
+    assert d.span is not None and d.span.line == _AT[field][0]
 
 
 @pytest.mark.parametrize("value", ["²", "٣", "-1", "1.5", "two", "0x3", ""])
