@@ -164,6 +164,7 @@ class Loader:
             roots.append((here, root))
         roots += [(d, d) for d in self.search]
         roots += [(d, d) for d in self.shipped]
+        unreadable: Path | None = None  # the first candidate there that is no regular file
         for base, root in roots:
             candidate = _real(base / target)
             if not candidate.is_relative_to(root):
@@ -177,8 +178,13 @@ class Loader:
             try:
                 if candidate.is_file():
                     return candidate, root
+                if unreadable is None and candidate.exists():
+                    unreadable = candidate
             except OSError:  # e.g. a name too long: no such file to include
                 continue
+        if unreadable is not None:  # inside an allowed root: saying it exists leaks nothing
+            message = f"included '{target}' is not a regular file (a directory, FIFO or device)"
+            raise PisaMMError.at(span, message, "cat-include")
         raise PisaMMError.at(span, f"cannot find included file '{target}'", "cat-include")
 
 

@@ -114,12 +114,21 @@ def test_included_files_are_size_limited(tmp_path: Path) -> None:
     assert f"larger than {MAX_INCLUDE_BYTES} bytes [cat-include]" in text
 
 
-def test_special_files_are_not_read(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", ["fifo", "directory"])
+def test_special_files_are_not_read_and_said_to_be_no_regular_file(
+    tmp_path: Path, kind: str
+) -> None:
     (tmp_path / "model").mkdir()
-    os.mkfifo(tmp_path / "model" / "fifo.cat")
-    assert "cannot find included file 'fifo.cat'" in rendered(
-        error_of(_model(tmp_path, "fifo.cat"))
-    )
+    special = tmp_path / "model" / "special.cat"
+    os.mkfifo(special) if kind == "fifo" else special.mkdir()
+    text = rendered(error_of(_model(tmp_path, "special.cat")))
+    assert "included 'special.cat' is not a regular file" in text
+    assert "[cat-include]" in text
+
+
+def test_a_special_file_outside_is_refused_as_outside(tmp_path: Path, outside: Path) -> None:
+    os.mkfifo(outside.parent / "fifo.cat")
+    assert "leads outside" in rendered(error_of(_model(tmp_path, "../outside/fifo.cat")))
 
 
 def test_diagnostics_quote_only_accepted_files(tmp_path: Path, outside: Path) -> None:
