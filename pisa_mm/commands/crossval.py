@@ -46,6 +46,7 @@ class _Row:
     comparison: Comparison | None = None
     error: str | None = None
     crashed: bool = False
+    unknown: bool = False  # no answer within the budget: neither agreement nor a failure
 
 
 def _states(r: TestResult | None) -> str:
@@ -127,7 +128,8 @@ def main(args: argparse.Namespace) -> int:
                     _Row(record.path, record.label, error=crash_message(record, args), crashed=True)
                 )
             elif kind is Kind.UNKNOWN and record.status.unknown:
-                rows.append(_Row(record.path, record.label, error=f"Unknown ({record.message})"))
+                message = f"Unknown ({record.message})"
+                rows.append(_Row(record.path, record.label, error=message, unknown=True))
             else:
                 rows.append(_Row(record.path, record.label, error=record.message))
     finally:
@@ -137,7 +139,7 @@ def main(args: argparse.Namespace) -> int:
     for r in rows:
         if r.crashed:
             codes.append(Exit.INTERNAL)
-        elif r.error is not None and r.error.startswith("Unknown ("):
+        elif r.unknown:
             codes.append(Exit.UNKNOWN)
         elif r.error is not None:
             codes.append(Exit.BAD_INPUT)
@@ -159,9 +161,11 @@ def _print(rows: list[_Row], model: str, axiom: str) -> None:
     tally: Counter[str] = Counter()
     for r in rows:
         if r.error is not None:
-            tally["error"] += 1
+            label = "unknown" if r.unknown else "error"
+            tally[label] += 1
             first = escape(r.error.splitlines()[0])
-            table.add_row(escape(r.name), "-", "-", "[red]error[/red]", first)
+            shown = f"[yellow]{label}[/yellow]" if r.unknown else f"[red]{label}[/red]"
+            table.add_row(escape(r.name), "-", "-", shown, first)
             continue
         c = r.comparison
         assert c is not None
@@ -171,7 +175,11 @@ def _print(rows: list[_Row], model: str, axiom: str) -> None:
         table.add_row(escape(r.name), _states(r.axiomatic), _states(r.machine), label, details)
     console.print(table)
     summary = ", ".join(f"{n} {label}" for label, n in sorted(tally.items()))
-    bad = sum(1 for r in rows if r.error is not None or (r.comparison and not r.comparison.ok))
+    bad = sum(
+        1
+        for r in rows
+        if (r.error is not None and not r.unknown) or (r.comparison and not r.comparison.ok)
+    )
     console.print(escape(f"{len(rows)} tests: {summary}; {bad} unexplained or failing"))
     for r in rows:
         if r.error is not None:

@@ -60,3 +60,14 @@ def test_crossval_classifies_load_buffering(
     assert "load-buffering" in out
     assert "equal" in out
     assert "0 unexplained or failing" in out
+
+
+def test_crossval_reports_a_test_past_its_budget_as_unknown_not_as_an_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path, "MP.litmus", MP)
+    assert main(["crossval", str(tmp_path), "--timeout", "1e-6"]) == 4
+    out = capsys.readouterr().out
+    assert "│ unknown " in out and "Unknown (timeout" in out
+    assert "1 tests: 1 unknown; 0 unexplained or failing" in out
+    assert "error" not in out
