@@ -398,7 +398,7 @@ from pisa_mm.errors import read_source
 from pisa_mm.events.build import build
 from pisa_mm.litmus.parser import parse_raw
 from pisa_mm.litmus.validate import validate
-from pisa_mm.runner.budget import Budget, default_memory
+from pisa_mm.runner.budget import DEFAULT_TIMEOUT, Budget, default_memory
 from pisa_mm.runner.console import Console
 from pisa_mm.runner.job import EngineTask, Job, Loaded, _record, cached_model, run_job
 from pisa_mm.runner.job import test_unroll, with_liveness
@@ -414,7 +414,8 @@ args = argparse.Namespace(unroll=None, check=False, progress="pisa", traceback=F
 console = Console(0)
 console.out_stream = console.err_stream = io.StringIO()
 herd = HerdText(console, verbose=False, time=False, blocks=True)
-budget = Budget(max_memory=default_memory(1))  # run --jobs 1's default budget
+# run --jobs 1's default budget
+budget = Budget(timeout=DEFAULT_TIMEOUT, max_memory=default_memory(1), implicit=True)
 gc.collect(); gc.freeze(); gc.set_threshold(700, 10, 100)  # as runner/pool.py does
 
 def one(path, clock, spent):

@@ -10,6 +10,7 @@ import re
 from pisa_mm.records import record
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "MAX_SECONDS",
     "Budget",
     "default_jobs",
@@ -17,9 +18,15 @@ __all__ = [
     "parse_jobs",
     "parse_memory",
     "parse_seconds",
+    "parse_timeout",
     "total_memory",
 ]
 
+# The per-test timeout when the command line names none: a bounded unroll of nested spin
+# loops or a huge candidate space can take hours, and a test suite in CI must not hang on
+# one test. Generous for a litmus test (the 74,000-state test takes 9-17 s here), and short
+# enough that a runaway test ends inside a minute.
+DEFAULT_TIMEOUT = 50.0
 # Past thirty days a timeout is a typo, not a budget.
 MAX_SECONDS = 30 * 24 * 3600.0
 # A per-test memory budget below this cannot hold a parse and a solver.
@@ -35,10 +42,29 @@ _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 class Budget:
     """What one test may use: `timeout` seconds of wall-clock time for all its work (parse,
     build, encode, solve, enumerate) and `max_memory` bytes of address space beyond what the
-    process held when the test started. None: no limit."""
+    process held when the test started. None: no limit.
+
+    `implicit`: the timeout is DEFAULT_TIMEOUT, not one the user asked for. It is enforced
+    by the deadline in the test's own process (which stops Python code and Z3), so tests
+    still run in this process or several to a worker task; a timeout the user gave is
+    `hard`: each test runs alone in a worker that is killed should it hang in other native
+    code."""
 
     timeout: float | None = None
     max_memory: int | None = None
+    implicit: bool = False
+
+    @property
+    def hard(self) -> bool:
+        return self.timeout is not None and not self.implicit
+
+    def timeout_message(self) -> str:
+        """What a test past the timeout is reported with: `timeout: over S s`, and how to
+        change the budget when it was the default one."""
+        message = f"timeout: over {self.timeout or 0:g} s"
+        if self.implicit:
+            message += ", the default limit; --timeout S or --timeout none changes it"
+        return message
 
 
 def parse_seconds(text: str) -> float:
@@ -52,6 +78,16 @@ def parse_seconds(text: str) -> float:
             f"must be a number of seconds above 0 and at most {MAX_SECONDS:.0f}, not {text!r}"
         )
     return value
+
+
+def parse_timeout(text: str) -> float | None:
+    """An argparse type for --timeout: `parse_seconds`, or `none` (no limit) giving None."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        return parse_seconds(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} ('none' for no limit)") from None
 
 
 def parse_memory(text: str) -> int:

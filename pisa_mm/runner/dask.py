@@ -74,9 +74,7 @@ def execute_on_dask(jobs: Sequence[Job[T]], address: str, budget: Budget) -> Ite
                 record: Record[T] = future.result(timeout=wait)
             except (DaskTimeout, TimeoutError):
                 _restart_worker_of(client, future)
-                record = Record(
-                    job.path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s"
-                )
+                record = Record(job.path, Status.TIMEOUT, message=budget.timeout_message())
             except Exception as exc:  # the worker died, or a result did not pickle: a bug
                 record = Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
             yield record

@@ -262,7 +262,7 @@ def under_budget(budget: Budget, work: Callable[[], T]) -> T:
         with limited(budget.timeout, budget.max_memory):
             return work()
     except OutOfTime:
-        raise Spent(Status.TIMEOUT, f"timeout: over {budget.timeout:g} s") from None
+        raise Spent(Status.TIMEOUT, budget.timeout_message()) from None
     except Exception as exc:
         check_interrupted()
         if _out_of_memory(exc):
@@ -326,7 +326,7 @@ def run_job(job: Job[T], budget: Budget) -> Record[T]:
     try:
         try:
             job.task.warm()
-            if budget.timeout is not None:
+            if budget.hard:
                 _warm_frontend()
         except PisaMMError as exc:  # e.g. a model file missing on a Dask worker
             return Record(job.path, Status.BAD_INPUT, message=exc.render())

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 
 from pisa_mm.runner.budget import (
+    DEFAULT_TIMEOUT,
     Budget,
     default_jobs,
     default_memory,
     parse_jobs,
     parse_memory,
-    parse_seconds,
+    parse_timeout,
 )
 from pisa_mm.runner.pool import Plan
 
@@ -41,15 +42,32 @@ def model_path_of(args: argparse.Namespace) -> tuple[str, ...]:
     return tuple(args.model_path)
 
 
+class _StoreTimeout(argparse.Action):
+    """Stores --timeout's value (None for `none`) and that it was given: `budget_of` tells
+    the default budget from a limit the user set, and from `--timeout none`."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
+        namespace.timeout_given = True
+
+
 def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--timeout",
-        type=parse_seconds,
+        type=parse_timeout,
+        action=_StoreTimeout,
         metavar="S",
         help="give up on a test after S seconds of work (parsing, building, solving, "
         "enumerating): it is then Unknown (timeout), never Allowed or Forbidden "
-        "(default: no limit)",
+        f"('none': no limit; default: {DEFAULT_TIMEOUT:g} s)",
     )
+    parser.set_defaults(timeout_given=False)
     parser.add_argument(
         "--max-memory",
         type=parse_memory,
@@ -82,7 +100,9 @@ def budget_of(args: argparse.Namespace, workers: int = 1) -> Budget:
     memory: int | None = args.max_memory
     if memory is None:
         memory = default_memory(workers)
-    return Budget(timeout=args.timeout, max_memory=memory or None)
+    if args.timeout_given:
+        return Budget(timeout=args.timeout, max_memory=memory or None)
+    return Budget(timeout=DEFAULT_TIMEOUT, max_memory=memory or None, implicit=True)
 
 
 def plan_of(args: argparse.Namespace) -> Plan:

@@ -47,11 +47,11 @@ def execute(jobs: Sequence[Job[T]], plan: Plan) -> Generator[Record[T], None, No
     are done. Closing the generator early (a caller that found what it wanted) stops the
     pool at once.
 
-    Without a --timeout, one worker's worth of jobs (a single test, or `--jobs 1`) runs in
-    this process, with no pool to start: its memory limit and interrupts hold there too
-    (guard). With a timeout the tests run in workers even then, since only a process can
-    be stopped wherever it hangs (the in-process deadline stops Python code and Z3, not
-    other native code)."""
+    Without a --timeout of the user's (the default one is enforced in the test's process),
+    one worker's worth of jobs (a single test, or `--jobs 1`) runs in this process, with no
+    pool to start: its deadline, memory limit and interrupts hold there too (guard). With
+    one the tests run in workers even then, since only a process can be stopped wherever
+    it hangs (the in-process deadline stops Python code and Z3, not other native code)."""
     workers = min(plan.jobs, len(jobs))
     if len(jobs) > 1:
         _settle_garbage_collector()
@@ -59,14 +59,13 @@ def execute(jobs: Sequence[Job[T]], plan: Plan) -> Generator[Record[T], None, No
         from pisa_mm.runner.dask import execute_on_dask
 
         yield from execute_on_dask(jobs, plan.dask, plan.budget)
-    elif workers <= 1 and plan.budget.timeout is None:
+    elif workers <= 1 and not plan.budget.hard:
         for job in jobs:
             yield run_job(job, plan.budget)
     else:
-        # With a timeout, one test per task: pebble's timeout kills the task's worker, and
-        # so every test of the task. Without one, tests go in chunks.
-        timed = plan.budget.timeout is not None
-        sizes = [1] * len(jobs) if timed else chunk_sizes(len(jobs), workers)
+        # With a hard timeout, one test per task: pebble's timeout kills the task's worker,
+        # and so every test of the task. Otherwise tests go in chunks.
+        sizes = [1] * len(jobs) if plan.budget.hard else chunk_sizes(len(jobs), workers)
         starts = itertools.accumulate(sizes, initial=0)
         chunks = (jobs[i : i + size] for i, size in zip(starts, sizes, strict=False))
         yield from _execute_in_pool(chunks, workers, plan.budget, len(jobs))
@@ -78,12 +77,12 @@ def execute_stream(
     """`execute` for jobs made while earlier ones run (`diff --search`: stop at the first
     answer): at most `ahead` jobs are scheduled beyond the record being waited for, on one
     pool whose workers live through the whole stream (their compiled models with them).
-    With one worker and no --timeout they run one by one in this process; on Dask, `ahead`
-    at a time."""
+    With one worker and no hard --timeout they run one by one in this process; on Dask,
+    `ahead` at a time."""
     if plan.dask is not None:
         while batch := list(itertools.islice(jobs, ahead)):
             yield from execute(batch, plan)
-    elif plan.jobs == 1 and plan.budget.timeout is None:
+    elif plan.jobs == 1 and not plan.budget.hard:
         for job in jobs:
             yield run_job(job, plan.budget)
     else:
@@ -169,7 +168,7 @@ def _execute_in_pool(
     chunks = itertools.chain([first], chunks)
     warm_process(first[0].task, budget)
     _settle_garbage_collector()  # the warm-up's modules and tables too
-    kill_after = None if budget.timeout is None else budget.timeout + GRACE
+    kill_after = budget.timeout + GRACE if budget.hard and budget.timeout else None
     pool = ProcessPool(
         max_workers=workers, initializer=_init_worker, context=multiprocessing.get_context("fork")
     )
@@ -215,7 +214,7 @@ def _collect(
         result = future.result()
         return result[0] if isinstance(result, list) else result
     except FutureTimeout:
-        return Record(path, Status.TIMEOUT, message=f"timeout: over {budget.timeout:g} s")
+        return Record(path, Status.TIMEOUT, message=budget.timeout_message())
     except ProcessExpired as exc:
         return _died(path, exc.exitcode, budget)
     except Exception as exc:  # e.g. a result that does not pickle: a bug
