@@ -74,7 +74,7 @@ def add_budget_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="SIZE",
         help="give up on a test that needs more than SIZE of memory (e.g. 512M, 2G; 'none': "
         "no limit): it is then Unknown (memory) (default: half the machine's memory shared "
-        "among the workers, at most 2G each)",
+        "among the workers, at most 1.5G each)",
     )
 
 
