@@ -307,8 +307,14 @@ def run_tests(
     jobs, failed = make_jobs(files, task, unroll=unroll, strict=strict)
     bad = {r.path: r for r in failed}
     results = execute(jobs, plan)
-    for path in files:
-        yield bad[path] if path in bad else next(results)
+    try:
+        for path in files:
+            yield bad[path] if path in bad else next(results)
+    finally:
+        # The pool stops in `execute`'s cleanup, which a signal can interrupt: closed here,
+        # the Interrupted reaches the command; left to the garbage collector, Python would
+        # print it as ignored and the run would end as if no signal had come.
+        results.close()
 
 
 def engine_names(

@@ -148,10 +148,14 @@ def interruptible() -> Iterator[None]:
     for s in previous:
         signal.signal(s, _raise_interrupted)
     _guarding = True
+    _hook_unraisable()
     try:
         yield
+        # a signal whose exception some place dropped (a finaliser) still ends the run
+        check_interrupted()
     finally:
         _guarding = False
+        _unhook_unraisable()
         for s, handler in previous.items():
             signal.signal(s, handler)
 
@@ -351,10 +355,15 @@ _previous_hook: Callable[[sys.UnraisableHookArgs], object] | None = None
 def _on_unraisable(unraisable: sys.UnraisableHookArgs) -> None:
     """Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__ runs
     often), so an OutOfTime delivered there would let the test run on past its budget:
-    deliver it again. Anything else goes to the hook this one replaced."""
+    deliver it again. So for an Interrupted that the handler could not see would be dropped
+    (`_DROPPING` names the places it knows; a weakref callback such as multiprocessing's
+    Finalize, run when the pool's last worker is collected, has no name to look for).
+    Anything else goes to the hook this one replaced."""
     deadline = _deadlines.get(threading.get_ident())
     if unraisable.exc_type is OutOfTime and deadline is not None and deadline.active:
         deadline.redeliver()
+    elif unraisable.exc_type is Interrupted and received is not None:
+        _redeliver(_thread.interrupt_main, received)
     elif _previous_hook is not None:
         _previous_hook(unraisable)
 
@@ -367,9 +376,11 @@ def _hook_unraisable() -> None:
 
 
 def _unhook_unraisable() -> None:
-    """Put the replaced hook back once no deadline runs: an in-process run leaves no trace."""
+    """Put the replaced hook back once no deadline runs and no command is being guarded
+    against signals: an in-process run leaves no trace."""
     global _previous_hook
-    if not _deadlines and sys.unraisablehook is _on_unraisable and _previous_hook is not None:
+    idle = not _deadlines and not _guarding
+    if idle and sys.unraisablehook is _on_unraisable and _previous_hook is not None:
         sys.unraisablehook = _previous_hook
         _previous_hook = None
 

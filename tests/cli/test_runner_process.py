@@ -12,6 +12,7 @@ import sys
 import time
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from cli_helpers import LB, MP, write
@@ -42,6 +43,14 @@ def _hard(tmp_path: Path) -> Path:
     no longer sufficed once the engine listed 16,384 states in under 2 s.
     """
     return write(tmp_path, "hard.litmus", _families().iriw(18))
+
+
+def _local_cluster() -> Any:
+    """A Dask cluster of two worker processes on this machine, as a test starts one."""
+    distributed = pytest.importorskip("distributed")
+    return distributed.LocalCluster(
+        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
+    )
 
 
 @pytest.mark.parametrize(
@@ -156,14 +165,11 @@ def test_thirty_interrupted_promotes_leave_old_or_new_files(tmp_path: Path) -> N
 
 
 def test_dask_gives_the_output_of_a_local_run(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
     suite = _suite(tmp_path, 5)
     local = subprocess.run(
         [*PISA_MM, "run", str(suite), "--no-time", "-j", "1"], capture_output=True, text=True
     )
-    with distributed.LocalCluster(
-        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
-    ) as cluster:
+    with _local_cluster() as cluster:
         remote = subprocess.run(
             [*PISA_MM, "run", str(suite), "--no-time", "--dask", cluster.scheduler_address],
             capture_output=True,
@@ -171,6 +177,50 @@ def test_dask_gives_the_output_of_a_local_run(tmp_path: Path) -> None:
         )
     assert remote.returncode == local.returncode == 0, remote.stderr
     assert remote.stdout == local.stdout
+
+
+def test_dask_diff_and_promote_give_the_output_of_a_local_run(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 5)
+    tests = sorted(suite.glob("*.litmus"))
+    diff = [*PISA_MM, "diff", "pisa", "pisa-rc11", str(suite)]
+    promote = [*PISA_MM, "promote", str(suite), "--engine", "explicit"]
+    local_diff = subprocess.run([*diff, "-j", "1"], capture_output=True, text=True)
+    local_promote = subprocess.run([*promote, "-j", "1"], capture_output=True, text=True)
+    local_files = {t: Path(f"{t}.expected").read_text(encoding="utf-8") for t in tests}
+    for t in tests:
+        Path(f"{t}.expected").unlink()
+    with _local_cluster() as cluster:
+        address = cluster.scheduler_address
+        remote_diff = subprocess.run([*diff, "--dask", address], capture_output=True, text=True)
+        remote_promote = subprocess.run(
+            [*promote, "--dask", address], capture_output=True, text=True
+        )
+    assert remote_diff.returncode == local_diff.returncode == 0, remote_diff.stderr
+    assert remote_diff.stdout == local_diff.stdout
+    assert "5 tests, 3 changed, 2 unchanged" in remote_diff.stdout  # the LBs: no-thin-air
+    assert remote_promote.returncode == local_promote.returncode == 0, remote_promote.stderr
+    assert remote_promote.stdout == local_promote.stdout
+    assert {t: Path(f"{t}.expected").read_text(encoding="utf-8") for t in tests} == local_files
+
+
+@pytest.mark.slow
+def test_the_bundled_suite_is_identical_across_jobs_and_dask() -> None:
+    suite = str(ROOT / "litmus")
+    runs = [
+        subprocess.run([*PISA_MM, "run", suite, "--no-time", "-j", jobs], capture_output=True)
+        for jobs in ("1", "2")
+    ]
+    with _local_cluster() as cluster:
+        runs.append(
+            subprocess.run(
+                [*PISA_MM, "run", suite, "--no-time", "--dask", cluster.scheduler_address],
+                capture_output=True,
+            )
+        )
+    assert [r.returncode for r in runs] == [0, 0, 0], runs[-1].stderr
+    assert runs[0].stdout == runs[1].stdout == runs[2].stdout
+    assert runs[0].stderr == runs[1].stderr == runs[2].stderr
+    assert b" 0 failed" in runs[0].stdout.splitlines()[-1]
 
 
 def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
@@ -202,11 +252,8 @@ def test_a_full_disk_on_stdout_is_an_io_error(tmp_path: Path) -> None:
 
 
 def test_dask_enforces_the_timeout(tmp_path: Path) -> None:
-    distributed = pytest.importorskip("distributed")
     hard, easy = _hard(tmp_path), write(tmp_path, "MP.litmus", MP)
-    with distributed.LocalCluster(
-        processes=True, n_workers=2, threads_per_worker=1, dashboard_address=None
-    ) as cluster:
+    with _local_cluster() as cluster:
         address = cluster.scheduler_address
         done = subprocess.run(
             [

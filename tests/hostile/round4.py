@@ -11,6 +11,7 @@ figures by class; tests/hostile/test_round4.py runs it (slow) and holds a case p
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import os
 import resource
@@ -960,16 +961,30 @@ def _python_flag(flag: tuple[str, ...], ref: Callable[[], Done]) -> tuple[Done, 
 # ---------------------------------------------------------------- signals and files
 
 
+def files_slow(work: Path) -> Path:
+    """A test that no engine finishes within a few seconds, however fast the machine: IRIW
+    with 18 work-items, 2^18 final states (`big` now takes 0.6 s, so a signal after it
+    interrupted nothing)."""
+    path = work / "slow.litmus"
+    if not path.exists():
+        spec = importlib.util.spec_from_file_location("families", ROOT / "bench" / "families.py")
+        assert spec is not None and spec.loader is not None
+        families = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(families)
+        path.write_text(families.iriw(18))
+    return path
+
+
 def signals(work: Path) -> Iterator[Attack]:
-    big = files_big(work)
+    big, slow = files_big(work), files_slow(work)
     commands = {
-        "run": ("run", "-j", "1", str(big)),
-        "run-j2": ("run", "-j", "2", str(big), str(big)),
-        "run-smt": ("run", "--engine", "smt", str(big)),
+        "run": ("run", "-j", "1", str(slow)),
+        "run-j2": ("run", "-j", "2", str(big), str(slow), str(big), str(slow)),
+        "run-smt": ("run", "--engine", "smt", str(slow)),
         "query": ("query", str(big), "--outcome", "true"),
         "trace": ("trace", str(big), "--outcome", "true"),
-        "crossval": ("crossval", str(big)),
-        "diff": ("diff", "pisa", "pisa-rc11", str(big)),
+        "crossval": ("crossval", str(slow)),
+        "diff": ("diff", "pisa", "pisa-rc11", str(slow)),
         "promote": ("promote", "PROMOTE"),
     }
     for cname, argv in commands.items():
@@ -981,6 +996,24 @@ def signals(work: Path) -> Iterator[Attack]:
                     argv,
                     custom=lambda a=argv, s=sig, d=delay, c=cname: _interrupt(work, c, a, s, d),
                 )
+    # The window where the last test is done and the pool is being stopped: a signal there
+    # once printed an ignored Interrupted and the run exited 0. Times are fractions of an
+    # unsignalled run, measured when the first of these attacks runs.
+    ending = ("run", "-j", "2", str(big), str(big))
+    took: list[float] = []
+    for k in range(16):
+        yield Attack(
+            "signals",
+            f"run-j2 at the pool's end #{k}",
+            ending,
+            custom=lambda k=k: _interrupt(
+                work,
+                f"ending{k}",
+                ending,
+                (signal.SIGINT, signal.SIGTERM)[k % 2],
+                _run_time(ending, took) * (0.8 + 0.02 * k),
+            ),
+        )
     for i in range(30):  # the done-when's 30 interrupted promote runs (over a copy each)
         sig = (signal.SIGINT, signal.SIGTERM)[i % 2]
         yield Attack(
@@ -993,6 +1026,15 @@ def signals(work: Path) -> Iterator[Attack]:
         )
 
 
+def _run_time(argv: tuple[str, ...], took: list[float]) -> float:
+    """How long `argv` takes without a signal (measured once, kept in `took`)."""
+    if not took:
+        start = time.monotonic()
+        finish(spawn(argv), start)
+        took.append(time.monotonic() - start)
+    return took[0]
+
+
 def _interrupt(
     work: Path, cname: str, argv: tuple[str, ...], sig: int, delay: float
 ) -> tuple[Done, str | None]:
@@ -1000,8 +1042,11 @@ def _interrupt(
     promoting = "PROMOTE" in argv
     if promoting:
         shutil.rmtree(suite, ignore_errors=True)
-        for part in ("mp", "sb", "lb", "coherence"):  # ~10 s of promote: every run is stopped
+        for part in ("mp", "sb", "lb", "coherence"):  # 35 tests, 0.7 s
             shutil.copytree(ROOT / "litmus" / "pisa" / part, suite / part)
+        # then one that takes minutes (sorted last): every run is stopped, some of them
+        # between two tests, the others inside the slow one's solver or enumeration
+        shutil.copy(files_slow(work), suite / "zz-slow.litmus")
         for old in suite.glob("*.expected"):
             old.write_text("Test OLD Allowed\nStates 0\nNo\n")
         argv = ("promote", "-j", "1", str(suite))

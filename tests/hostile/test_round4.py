@@ -297,6 +297,39 @@ def test_a_signal_the_fork_hook_unblocks_is_delivered_again() -> None:
     assert in_hook == [False]
 
 
+def test_a_signal_dropped_in_a_weakref_callback_is_delivered_again() -> None:
+    # was: a SIGTERM while `run -j 2` stopped its pool landed in multiprocessing's Finalize,
+    # a weakref callback run as the last worker's Popen was collected; Python printed
+    # "Exception ignored in: <Finalize object, dead>" with a traceback and dropped it
+    import signal
+    import time
+    import weakref
+
+    from pisa_mm.runner import guard
+
+    class Worker:
+        pass
+
+    def finalize(_: object) -> None:  # a name the handler does not know
+        guard._raise_interrupted(signal.SIGTERM, sys._getframe())
+
+    unraisable: list[object] = []
+    hook, sys.unraisablehook = sys.unraisablehook, unraisable.append
+    try:
+        with pytest.raises(guard.Interrupted) as raised, guard.interruptible():
+            worker = Worker()
+            ref = weakref.ref(worker, finalize)
+            del worker  # the callback runs here, and what it raises is dropped
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:  # the redelivery lands here
+                time.sleep(0.01)
+    finally:
+        sys.unraisablehook = hook
+    assert raised.value.exit_code == 143
+    assert unraisable == []  # nothing printed
+    assert ref() is None
+
+
 def test_an_imported_literal_past_4300_digits_is_a_located_error(tmp_path: Path) -> None:
     # was: `pisa-mm import` of an OpenCL test storing a 5,000-digit value: ValueError from
     # int() (exit 3)
