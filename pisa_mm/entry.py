@@ -89,8 +89,10 @@ def _finish(code: int) -> int:
 
     atexit._run_exitfuncs()
     try:
-        sys.stdout.flush()
-        sys.stderr.flush()
+        # and the original streams, which Python flushes as it frees them
+        for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+            if stream is not None:
+                stream.flush()
     except (OSError, ValueError):  # a closed pipe, a full disk, a closed stream
         return code
     os._exit(code)

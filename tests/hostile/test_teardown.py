@@ -46,6 +46,17 @@ def test_hooks_run_and_buffered_output_is_written_before_the_exit(tmp_path: Path
     assert err == "to stderr"
 
 
+def test_the_original_streams_are_flushed_when_stdout_is_redirected(tmp_path: Path) -> None:
+    code, out, _ = _run(
+        "import contextlib, io\n"
+        "sys.__stdout__.write('to the real stdout')\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    entry._finish(0)\n",
+        tmp_path,
+    )
+    assert (code, out) == (0, "to the real stdout")
+
+
 def test_a_signal_during_the_exit_hooks_is_reported_as_an_interrupt(tmp_path: Path) -> None:
     code, out, err = _run(
         "def late():\n"
