@@ -39,7 +39,9 @@ Sections (all by default; `--only a,b` picks some):
   perfect choice) and the picked engine / the per-test best (the choice alone, without
   the noise of auto's own run); then the same per family (`co-ring` was held out of the
   model's fit), by range of the per-test best's time, and over all
-  (issue 9: auto within x1.10 of the better engine).
+  (issue 9: auto within x1.10 of the better engine). `--fit` then refits the cost
+  model's constants to these times (bench/fit_costs.py; co-ring held out) and prints
+  how the current and refitted constants choose, on the fitted tests and on co-ring.
 
 With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
 SRC`), the start-up and throughput figures are measured for it too, in the same run, with
@@ -52,7 +54,7 @@ bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s a
 --jobs 2. Run with --baseline on that commit for figures measured side by side.
 
     python bench/run_bench.py [--only LIST] [--baseline SRC] [--repeat N] [--quick]
-                              [--budget S] [--families a,b]
+                              [--budget S] [--families a,b] [--fit]
 """
 
 from __future__ import annotations
@@ -536,8 +538,16 @@ class _Row:
     """One suite or family test: per test, the CPU seconds of each engine (None: over the
     budget) and auto's pick."""
 
-    def __init__(self, label: str, picks: list[str], cpus: dict[str, list[float] | None]):
-        self.label, self.picks, self.cpus = label, picks, cpus
+    def __init__(self, label: str, picks: list[str], cpus: dict[str, list[float] | None],
+                 shapes: list[Any]):  # fmt: skip
+        self.label, self.picks, self.cpus, self.shapes = label, picks, cpus, shapes
+
+    def samples(self) -> list[tuple[Any, float, float]]:
+        """(shape, explicit CPU, smt CPU) per test, inf for an engine over the budget."""
+        return [
+            (s, self.per_test("explicit", i), self.per_test("smt", i))
+            for i, s in enumerate(self.shapes)
+        ]
 
     def total(self, engine: str) -> float | None:
         c = self.cpus[engine]
@@ -561,8 +571,12 @@ def _auto_row(label: str, texts: list[tuple[str, str]], limit: float, suite: boo
     """Runs explicit, smt and auto over `texts` (in a child; each run within `limit` CPU
     seconds; not the engines in `skip`), checks that they agree, prints the row."""
     from pisa_mm.explicit.auto import pick
+    from pisa_mm.explicit.size import shape
+    from pisa_mm.outcomes.condition import observables
 
-    picks = [pick(t, es) for t, es, _ in _jobs(texts)]
+    jobs = _jobs(texts)
+    picks = [pick(t, es) for t, es, _ in jobs]
+    shapes = [shape(es, observables(t)) for t, es, _ in jobs]
     _, found = timed(_run_many, (texts, suite, limit, skip), 24 * 3600.0)
     verdicts, cpus = found
     for engine in skip:
@@ -570,7 +584,7 @@ def _auto_row(label: str, texts: list[tuple[str, str]], limit: float, suite: boo
     done = [v for v in verdicts.values() if v is not None]
     if any(v != done[0] for v in done):
         raise SystemExit(f"{label}: the engines disagree: {verdicts}")
-    row = _Row(label, picks, cpus)
+    row = _Row(label, picks, cpus, shapes)
     n = len(picks)
     oracle = sum(row.best(i) for i in range(n))
     known = [t for e in ENGINES if (t := row.total(e)) is not None]
@@ -642,7 +656,7 @@ def _bundled() -> list[tuple[str, str]]:
     return [(str(p), p.read_text("utf-8")) for p in paths]
 
 
-def auto(names: list[str], budget: float, suite: list[str], quick: bool) -> None:
+def auto(names: list[str], budget: float, suite: list[str], quick: bool, fit: bool) -> None:
     from pisa_mm.explicit.auto import COSTS
 
     print(f"  cost model (pisa_mm/explicit/auto.py): {COSTS}")
@@ -687,6 +701,28 @@ def auto(names: list[str], budget: float, suite: list[str], quick: bool) -> None
             _ranges(rows)
     _summary("all", everything)
     print("  (the many-states test, Many-74k: bench/bench_states.py --sizes 74k)")
+    if fit:
+        held = [r for name in HELD_OUT for r in families.get(name, [])]
+        _fit([r for r in everything if r not in held], held)
+
+
+def _fit(rows: list[_Row], held: list[_Row]) -> None:
+    """The cost model refitted to `rows`' times, and how its choice and the current one
+    compare with a perfect choice on those rows and on the held-out `held`."""
+    from fit_costs import choices, fit, rounded
+
+    from pisa_mm.explicit.auto import COSTS
+
+    samples = [s for r in rows for s in r.samples()]
+    fitted = rounded(fit(COSTS, samples))
+    print(f"  refitted on {len(samples)} tests (not the held-out family): {fitted}")
+    for label, group in (
+        ("fitted tests", samples),
+        ("held out", [s for r in held for s in r.samples()]),
+    ):
+        for name, costs in (("current", COSTS), ("refitted", fitted)):
+            picked, best = choices(costs, group)
+            print(f"    {label:<13} {name:<9} pick/per-test best {_x(picked, best).strip()}")
 
 
 # ---------------------------------------------------------------- main
@@ -704,6 +740,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=10, help="start-up runs (default 10)")
     parser.add_argument(
         "--rounds", type=int, default=3, help="throughput: rounds of turns (default 3)"
+    )
+    parser.add_argument(
+        "--fit", action="store_true", help="auto: also refit the cost model to the times"
     )
     args = parser.parse_args()
     budget, names = budget_and_families(parser, args, FAMILIES)
@@ -751,7 +790,7 @@ def main() -> int:
             crossover(names, budget)
         if "auto" in only:
             print("\nauto against the better of explicit and smt")
-            auto(names, budget, texts, args.quick)
+            auto(names, budget, texts, args.quick, args.fit)
     return 0
 
 

@@ -125,7 +125,7 @@ def test_the_shortcut_picks_what_the_cost_model_picks() -> None:
             es = build(test)
         except PisaMMError:
             continue  # the suite's bad-input tests
-        if auto.COSTS.surely_explicit(candidate_space(es)):
+        if auto.COSTS.surely_explicit(candidate_space(es), len(es.events)):
             applied += 1
             explicit, smt = auto.predicted(test, es)
             assert explicit <= smt, path.name
@@ -136,9 +136,13 @@ def test_the_shortcut_holds_at_its_bound() -> None:
     from pisa_mm.explicit.engine import PRUNE_ABOVE
 
     costs = auto.COSTS
-    limit = min(PRUNE_ABOVE, int(costs.smt_event / costs.explicit_judged))
-    assert costs.surely_explicit(limit)
-    assert not costs.surely_explicit(limit + 1)
+    for events in (3, 8, 20, 60):
+        # the largest bound at which explicit's most is still below smt's least
+        spare = costs.smt_base + costs.smt_event * events - costs.explicit_base
+        limit = min(PRUNE_ABOVE, int(spare / (costs.explicit_judged * events)))
+        assert limit > 0
+        assert costs.surely_explicit(limit, events)
+        assert not costs.surely_explicit(limit + 1, events)
 
 
 def test_auto_answers_small_tests_with_explicit_and_says_so() -> None:
