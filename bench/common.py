@@ -68,15 +68,25 @@ def fmt(t: float | None, width: int = 6) -> str:
     return "over".rjust(width) if t is None else f"{t:{width}.2f}"
 
 
-def pisa_mm(src: Path, *argv: str, env: dict[str, str] | None = None) -> tuple[float, float]:
-    """Wall and CPU seconds (user + sys, of the process and its workers) of one `pisa-mm`
-    run from the source tree `src`, which must succeed (a failing run would make the figure
-    a lie). `-P`: the current directory must not shadow `src`."""
-    full = dict(os.environ if env is None else env, PYTHONPATH=str(src))
+def command(
+    argv: list[str], env: dict[str, str] | None = None, stdout: Path | None = None
+) -> tuple[float, float]:
+    """Wall and CPU seconds (user + sys, of the process and its children) of one run of
+    `argv`, which must succeed (a failing run would make the figure a lie); its standard
+    output goes to the file `stdout`, or nowhere."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-P", "-m", "pisa_mm.cli", *argv], env=full, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    with open(stdout or os.devnull, "w", encoding="utf-8") as out:
+        subprocess.run(argv, env=env, check=True, stdout=out, stderr=subprocess.DEVNULL)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+
+
+def pisa_mm(
+    src: Path, *argv: str, env: dict[str, str] | None = None, stdout: Path | None = None
+) -> tuple[float, float]:
+    """`command` of one `pisa-mm` run from the source tree `src`. `-P`: the current
+    directory must not shadow `src`."""
+    full = dict(os.environ if env is None else env, PYTHONPATH=str(src))
+    return command([sys.executable, "-P", "-m", "pisa_mm.cli", *argv], full, stdout)

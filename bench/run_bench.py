@@ -43,6 +43,16 @@ Sections (all by default; `--only a,b` picks some):
   model's constants to these times (bench/fit_costs.py; co-ring held out) and prints
   how the current and refitted constants choose, on the fitted tests and on co-ring.
 
+- `herd`: pisa-mm and herd7 side by side, with `--herd7 PATH` (herd7 finds its models in
+  the directory `$HERDLIB` names when it is not installed): the herd C11 suite that
+  bench/c11_shapes.py writes (MP, SB, LB, 2+2W, S, R, WRC, IRIW with every order
+  combination: 1,458 tests), run by herd7 under its `rc11.cat` in one process, and the same
+  tests imported by `pisa-mm import` and run by `pisa-mm run --no-time` at `--jobs 1` and
+  at the default jobs (model `pisa`), taking turns over `--rounds`; then one small test
+  (MP) started `--repeat` times by each tool; then the answers: pisa-mm's `pisa-rc11` (RC11
+  with scopes, at system scope RC11 itself) against herd7's `rc11.cat`, test by test
+  (states and verdict), which must agree.
+
 With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
 SRC`), the start-up and throughput figures are measured for it too, in the same run, with
 the ratios. Both trees are byte-compiled first (`compileall`): with PYTHONDONTWRITEBYTECODE
@@ -54,7 +64,7 @@ bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s a
 --jobs 2. Run with --baseline on that commit for figures measured side by side.
 
     python bench/run_bench.py [--only LIST] [--baseline SRC] [--repeat N] [--quick]
-                              [--budget S] [--families a,b] [--fit]
+                              [--budget S] [--families a,b] [--fit] [--herd7 PATH]
 """
 
 from __future__ import annotations
@@ -75,10 +85,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import ROOT, budget_and_families, fmt, parser_for, pisa_mm, timed
+from c11_shapes import write_suite
+from common import ROOT, budget_and_families, command, fmt, parser_for, pisa_mm, timed
 from families import FAMILIES, HELD_OUT, storers
 
-SECTIONS = ("startup", "throughput", "crossover", "auto")
+SECTIONS = ("startup", "throughput", "crossover", "auto", "herd")
 ENGINES = ("smt", "explicit")
 MP_TEST = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
 SHAPES = ("MP", "SB", "LB", "2+2W", "S", "R", "WRC", "IRIW")
@@ -725,6 +736,79 @@ def _fit(rows: list[_Row], held: list[_Row]) -> None:
             print(f"    {label:<13} {name:<9} pick/per-test best {_x(picked, best).strip()}")
 
 
+# ---------------------------------------------------------------- herd7 side by side
+
+
+def herd_blocks(path: Path) -> dict[str, tuple[frozenset[frozenset[str]], str | None]]:
+    """Per test of a herd log (herd7's own, or pisa-mm's `--herd-log`): its final states, each
+    a set of `1:r0=1` / `x=1` words (herd writes a C location `[x]`), and `Ok`/`No`."""
+    blocks: dict[str, tuple[set[frozenset[str]], list[str | None]]] = {}
+    states: set[frozenset[str]] = set()
+    verdict: list[str | None] = [None]
+    for line in path.read_text("utf-8").splitlines():
+        if line.startswith("Test "):
+            states, verdict = set(), [None]
+            blocks[line.split()[1]] = (states, verdict)
+        elif line in ("Ok", "No"):
+            verdict[0] = line
+        elif "=" in line and line.endswith(";") and not line.startswith("Condition"):
+            states.add(frozenset(w.strip().replace("[", "").replace("]", "")
+                                 for w in line.split(";") if w.strip()))  # fmt: skip
+    return {name: (frozenset(s), v[0]) for name, (s, v) in blocks.items()}
+
+
+def herd_side_by_side(herd7: str, rounds: int, repeat: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        c_dir, pisa_dir = Path(tmp) / "c11", Path(tmp) / "pisa"
+        c_files = [str(p) for p in write_suite(c_dir)]
+        env = tree_env(str(Path(tmp) / "cache"))
+        pisa_mm(ROOT, "import", str(c_dir), "-o", str(pisa_dir), env=env)
+        n = len(c_files)
+        herd_log, ours_log = Path(tmp) / "herd.log", Path(tmp) / "ours.log"
+        runs: dict[str, list[str]] = {
+            "herd7 -model rc11.cat (one process)": [herd7, "-model", "rc11.cat", *c_files],
+            "pisa-mm run --jobs 1": ["run", str(pisa_dir), "--no-time", "--jobs", "1"],
+            "pisa-mm run (default jobs)": ["run", str(pisa_dir), "--no-time"],
+        }
+        print(f"  {n} herd C11 tests (bench/c11_shapes.py), imported by pisa-mm import; "
+              f"median of {rounds} rounds in turns")  # fmt: skip
+
+        def once(label: str, argv: list[str]) -> tuple[float, float]:
+            if label.startswith("herd7"):
+                return command(argv, stdout=herd_log)
+            return pisa_mm(ROOT, *argv, env=env)
+
+        for label, argv in runs.items():  # fills pisa-mm's cache, as an earlier run would
+            once(label, argv)
+        got: dict[str, list[tuple[float, float]]] = {label: [] for label in runs}
+        for _ in range(rounds):
+            for label, argv in runs.items():
+                got[label].append(once(label, argv))
+        rate = {}
+        for label in runs:
+            wall = statistics.median(w for w, _ in got[label])
+            cpu = statistics.median(c for _, c in got[label])
+            rate[label] = n / wall
+            print(f"  {label:<36} {wall:6.2f} s wall, {cpu:6.2f} s CPU: {n / wall:5.0f} tests/s")
+        herd_rate = rate["herd7 -model rc11.cat (one process)"]
+        for label in list(runs)[1:]:
+            print(f"  {label} / herd7: x{rate[label] / herd_rate:.2f} tests per second")
+        mp_c = str(c_dir / "MP+rel+rel+acq+acq.litmus")
+        mp_pisa = str(pisa_dir / "MP+rel+rel+acq+acq.litmus")
+        herd_one = [command([herd7, "-model", "rc11.cat", mp_c]) for _ in range(repeat)]
+        ours_one = [_entry_point(ROOT, env, "run", mp_pisa) for _ in range(repeat)]
+        h, o = statistics.median(w for w, _ in herd_one), statistics.median(w for w, _ in ours_one)
+        print(f"  one test (MP+rel+rel+acq+acq), median wall of {repeat}: herd7 {h * 1000:.0f} "
+              f"ms, pisa-mm {o * 1000:.0f} ms (x{o / h:.1f})")  # fmt: skip
+        pisa_mm(ROOT, "run", str(pisa_dir), "--herd-log", "--model", "pisa-rc11", env=env,
+                stdout=ours_log)  # fmt: skip
+        theirs, ours = herd_blocks(herd_log), herd_blocks(ours_log)
+        differ = sorted(name for name in theirs if ours.get(name) != theirs[name])
+        print(f"  answers, pisa-mm --model pisa-rc11 against herd7 rc11.cat: "
+              f"{n - len(differ)} of {n} tests agree (states and verdict)"
+              + (f"; differ: {', '.join(differ[:10])}" if differ else ""))  # fmt: skip
+
+
 # ---------------------------------------------------------------- main
 
 
@@ -744,11 +828,16 @@ def main() -> int:
     parser.add_argument(
         "--fit", action="store_true", help="auto: also refit the cost model to the times"
     )
+    parser.add_argument("--herd7", help="herd: the herd7 program to compare with")
     args = parser.parse_args()
     budget, names = budget_and_families(parser, args, FAMILIES)
     only = args.only.split(",") if args.only else list(SECTIONS)
     if unknown := [s for s in only if s not in SECTIONS]:
         parser.error(f"unknown sections: {', '.join(unknown)}")
+    if "herd" in only and not args.herd7:
+        if args.only:
+            parser.error("the herd section needs --herd7 PATH")
+        only.remove("herd")
     trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
     for _, src in trees:
         _compile(src)
@@ -791,6 +880,9 @@ def main() -> int:
         if "auto" in only:
             print("\nauto against the better of explicit and smt")
             auto(names, budget, texts, args.quick, args.fit)
+        if "herd" in only:
+            print(f"\nherd7 side by side ({args.herd7})")
+            herd_side_by_side(args.herd7, args.rounds, args.repeat)
     return 0
 
 
