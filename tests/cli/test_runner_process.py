@@ -7,6 +7,7 @@ import os
 import pty
 import random
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -236,6 +237,66 @@ def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9: Connection refused" in done.stderr
+
+
+def test_a_server_that_is_not_a_dask_scheduler_fails_the_run(tmp_path: Path) -> None:
+    """A listener that accepts and never answers (another service on that port): distributed
+    alone would wait for its handshake for ever."""
+    suite = _suite(tmp_path, 2)
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        done = subprocess.run(
+            [*PISA_MM, "run", str(suite), "--dask", f"tcp://127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=120,  # only keeps a regression from hanging the suite
+        )
+    assert done.returncode == 2, done.stderr
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: no answer" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_a_dask_cluster_without_workers_fails_the_run(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 2)
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=True, n_workers=0, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        done = subprocess.run(
+            [*PISA_MM, "run", str(suite), "--timeout", "1", "--dask", address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2, done.stderr
+    assert f"the Dask scheduler at {address} has no workers" in done.stderr
+    assert "Unknown" not in done.stdout  # never a timeout for a test that never started
+
+
+def test_dask_tests_waiting_for_a_busy_worker_are_not_timeouts(tmp_path: Path) -> None:
+    """The cluster's only worker runs another client's task for longer than the tests'
+    timeout and its grace: the tests wait their turn, then run; that task is not killed."""
+    suite = _suite(tmp_path, 3)
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            processes=True, n_workers=1, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster.scheduler_address) as other,
+    ):
+        busy = other.submit(time.sleep, 8, pure=False)
+        while not any(busy.key in keys for keys in other.processing().values()):
+            time.sleep(0.05)
+        argv = ["run", str(suite), "--no-time", "--timeout", "1"]
+        done = subprocess.run(
+            [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        busy.result(timeout=60)  # finished, not cancelled by a restart of its worker
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("\nObservation ") == 3
+    assert "3 tests, 0 ok, 0 failed, 3 without expectation" in done.stdout
 
 
 def test_a_full_disk_on_stdout_is_an_io_error(tmp_path: Path) -> None:
