@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pty
 import random
@@ -11,12 +12,13 @@ import socket
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from cli_helpers import LB, MP, write
+from cli_helpers import BAD, LB, MP, write
 
 ROOT = Path(__file__).resolve().parents[2]
 PISA_MM = [sys.executable, "-m", "pisa_mm.cli"]
@@ -165,19 +167,36 @@ def test_thirty_interrupted_promotes_leave_old_or_new_files(tmp_path: Path) -> N
     _interrupted_promotes(tmp_path, 30)
 
 
+def _run_with_files(suite: Path, out: Path, *options: str) -> tuple[int, str, bytes, bytes]:
+    """`run --no-time` with --json and --junit into `out`: exit code, stdout, the files."""
+    out.mkdir()
+    json_file, junit_file = out / "r.json", out / "r.xml"
+    argv = ["run", str(suite), "--no-time", "--json", str(json_file), "--junit", str(junit_file)]
+    done = subprocess.run([*PISA_MM, *argv, *options], capture_output=True, text=True)
+    return done.returncode, done.stdout, json_file.read_bytes(), junit_file.read_bytes()
+
+
+def test_json_and_junit_files_are_the_same_for_every_worker_count(tmp_path: Path) -> None:
+    """With --no-time, no time is written into them either (they varied from run to run)."""
+    suite = _suite(tmp_path, 6)
+    write(suite, "bad.litmus", BAD)
+    runs = [_run_with_files(suite, tmp_path / f"j{jobs}", "-j", jobs) for jobs in ("1", "2", "3")]
+    assert runs[0][0] == 2  # the bad file
+    assert runs[0] == runs[1] == runs[2]
+    doc = json.loads(runs[0][2])
+    assert [r["seconds"] for r in doc["results"]] == [None] * 6
+    root = ET.fromstring(runs[0][3])
+    assert len(root.findall("./testsuite/testcase")) == 7
+    assert not [el.tag for el in root.iter() if "time" in el.attrib]
+
+
 def test_dask_gives_the_output_of_a_local_run(tmp_path: Path) -> None:
     suite = _suite(tmp_path, 5)
-    local = subprocess.run(
-        [*PISA_MM, "run", str(suite), "--no-time", "-j", "1"], capture_output=True, text=True
-    )
+    local = _run_with_files(suite, tmp_path / "local", "-j", "1")
     with _local_cluster() as cluster:
-        remote = subprocess.run(
-            [*PISA_MM, "run", str(suite), "--no-time", "--dask", cluster.scheduler_address],
-            capture_output=True,
-            text=True,
-        )
-    assert remote.returncode == local.returncode == 0, remote.stderr
-    assert remote.stdout == local.stdout
+        remote = _run_with_files(suite, tmp_path / "dask", "--dask", cluster.scheduler_address)
+    assert remote[0] == local[0] == 0
+    assert remote == local  # stdout, --json and --junit files
 
 
 def test_dask_diff_and_promote_give_the_output_of_a_local_run(tmp_path: Path) -> None:
