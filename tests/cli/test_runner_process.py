@@ -131,6 +131,31 @@ def test_a_closed_stdout_ends_the_run_quietly(tmp_path: Path) -> None:
     assert done.stderr == ""
 
 
+@pytest.mark.parametrize(
+    "command", [["run"], ["diff", "pisa", "pisa-rc11"], ["promote"], ["crossval"]]
+)
+def test_a_stdout_closed_from_the_start_ends_the_command_quietly(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The reader went away before the first line: every write fails, deterministically
+    (`| head -1` races the command). crossval's table is rich's, which exited 1."""
+    suite = _suite(tmp_path, 4)
+    engine = [] if command == ["crossval"] else ["--engine", "explicit"]
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [*PISA_MM, *command, str(suite), *engine],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
 def _interrupted_promotes(tmp_path: Path, runs: int) -> None:
     suite = _suite(tmp_path, 8)
     tests = sorted(suite.glob("*.litmus"))
