@@ -584,8 +584,9 @@ def judge(
         from pisa_mm.liveness.metadata import liveness_problems
 
         live = liveness_problems(record.metadata, progress, results)
-        compared = compared or bool(live)
-        problems.extend(f"{path}: {p}" for p in live)
+        if live is not None:  # stated, and compared: a match is `ok`
+            compared = True
+            problems.extend(f"{path}: {p}" for p in live)
     if problems:
         kind = Kind.FAILED
     elif any(r.verdict is Verdict.UNKNOWN for r in results):

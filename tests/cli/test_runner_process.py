@@ -156,6 +156,27 @@ def test_a_stdout_closed_from_the_start_ends_the_command_quietly(
     assert (done.returncode, done.stderr) == (141, "")
 
 
+def test_a_test_with_only_liveness_metadata_is_compared(tmp_path: Path) -> None:
+    """`liveness.pisa = ...` is an expectation too: a match is `ok`, never `without
+    expectation`; a mismatch fails."""
+    spin = (ROOT / "litmus/pisa/progress/MP+barrier+spin.litmus").read_text(encoding="utf-8")
+    only = "".join(
+        line for line in spin.splitlines(keepends=True) if not line.startswith(("expect", "flags"))
+    )
+    assert "liveness.pisa = terminates" in only
+    write(tmp_path, "a/Live.litmus", only)
+    argv = [*PISA_MM, "run", str(tmp_path / "a"), "--no-time"]
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("1 tests, 1 ok, 0 failed (auto, model pisa)\n")
+    wrong = only.replace("liveness.pisa = terminates", "liveness.pisa = may hang")
+    write(tmp_path, "a/Live.litmus", wrong)
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "metadata expects may hang (--progress pisa), got terminates" in done.stderr
+    assert done.stdout.endswith("1 tests, 0 ok, 1 failed (auto, model pisa)\n")
+
+
 def _interrupted_promotes(tmp_path: Path, runs: int) -> None:
     suite = _suite(tmp_path, 8)
     tests = sorted(suite.glob("*.litmus"))
