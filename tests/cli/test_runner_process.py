@@ -7,6 +7,7 @@ import json
 import os
 import pty
 import random
+import re
 import signal
 import socket
 import subprocess
@@ -83,44 +84,87 @@ def test_a_signal_stops_the_run_promptly_even_inside_z3(
     assert "Unknown" not in err
 
 
-def test_the_progress_line_never_swallows_results(tmp_path: Path) -> None:
-    """`pisa-mm run DIR > out.txt` on a terminal: stderr is a pseudo-terminal."""
+# What the progress tally writes on a terminal: its line, then a carriage return and
+# erase-line before anything else is written (runner/console.py).
+_TALLY = re.compile(rb"[^\n\r]*\r\x1b\[K")
+
+
+def _read_terminal(master: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it."""
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            return seen
+        if not chunk:
+            return seen
+        seen += chunk
+
+
+def _on_terminal(argv: list[str], stdout: Path | None) -> tuple[int, bytes]:
+    """Run with stderr (and stdin) a pseudo-terminal, and stdout the file `stdout`, or the
+    terminal too when None: the exit code and what reached the terminal, its newlines as
+    written (the terminal turns each into CR LF)."""
+    master, slave = pty.openpty()
+    out = stdout.open("wb") if stdout is not None else None
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=slave, stdout=slave if out is None else out, stderr=slave
+        )
+    finally:
+        os.close(slave)
+        if out is not None:
+            out.close()
+    seen = _read_terminal(master)
+    os.close(master)
+    return proc.wait(timeout=120), seen.replace(b"\r\n", b"\n")
+
+
+# Each command on the suite, what it prints on stdout for each test it reports, and how
+# many of the 6 good tests it reports (diff: the 3 LBs, which pisa-rc11 changes).
+_PROGRESSING = {
+    "run": (["run", "--no-time", "SUITE"], b"\nObservation ", 6),
+    "diff": (["diff", "pisa", "pisa-rc11", "SUITE"], b"CHANGED ", 3),
+    "promote": (["promote", "SUITE"], b"created ", 6),
+}
+
+
+@pytest.mark.parametrize("command", sorted(_PROGRESSING))
+def test_the_progress_line_never_swallows_results(tmp_path: Path, command: str) -> None:
+    """`pisa-mm run DIR > out.txt` with stderr on a terminal leaves in out.txt exactly what
+    it writes to a file or pipe, in order; with stdout on the terminal too, nothing is lost
+    or reordered either (once the tally's own lines are taken out). Without a terminal the
+    output is plain: no escape sequence at all. A bad file puts a diagnostic on stderr
+    among the results."""
     suite = _suite(tmp_path, 6)
-    for command in (
-        ["run", str(suite)],
-        ["promote", str(suite)],
-        ["diff", "pisa", "pisa-rc11", str(suite)],
-    ):
-        out_file = tmp_path / "out.txt"
-        master, slave = pty.openpty()
-        with out_file.open("w") as out:
-            proc = subprocess.Popen(
-                [*PISA_MM, *command, "--engine", "explicit", "-j", "2"],
-                stdout=out,
-                stderr=slave,
-                stdin=slave,
-            )
-            os.close(slave)
-            seen = b""
-            while True:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            proc.wait(timeout=60)
-        os.close(master)
-        text = out_file.read_text(encoding="utf-8")
-        if command[0] == "run":
-            assert text.count("\nObservation ") == 6, text
-            assert text.rstrip().endswith("(explicit, model pisa)")
-            assert b"\x1b[K" in seen  # the tally was shown, and cleared
-        elif command[0] == "promote":
-            assert text.count("created ") == 6, text
-        else:
-            assert "6 tests," in text, text
+    write(suite, "t02b.litmus", BAD.replace("PISA Bad", "PISA t02b"))
+    words, per_test, reported = _PROGRESSING[command]
+    argv = [*PISA_MM, *(str(suite) if w == "SUITE" else w for w in words)]
+    argv += ["--engine", "explicit", "-j", "2"]
+
+    def fresh() -> list[str]:
+        for old in suite.glob("*.expected"):  # promote writes the same files each time
+            old.unlink()
+        return argv
+
+    plain = subprocess.run(fresh(), capture_output=True)
+    merged = subprocess.run(fresh(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert plain.returncode == merged.returncode == 2  # the bad file
+    assert b"\x1b" not in plain.stdout + plain.stderr
+    assert plain.stdout.count(per_test) == reported and b"t02b.litmus:" in plain.stderr
+
+    out_file = tmp_path / "out.txt"
+    code, terminal = _on_terminal(fresh(), out_file)
+    assert code == 2
+    assert b"\r\x1b[K" in terminal  # the tally was shown, and cleared
+    assert out_file.read_bytes() == plain.stdout
+    assert _TALLY.sub(b"", terminal) == plain.stderr
+
+    code, terminal = _on_terminal(fresh(), None)
+    assert code == 2
+    assert b"\r\x1b[K" in terminal
+    assert _TALLY.sub(b"", terminal) == merged.stdout
 
 
 def test_a_closed_stdout_ends_the_run_quietly(tmp_path: Path) -> None:
