@@ -190,7 +190,7 @@ class JUnitReport:
 
     def __init__(self, target: str, *, time: bool = True) -> None:
         self.target = target
-        self.time = time  # False (--no-time): no `time` attributes
+        self.time = time  # False (--no-time): every `time` attribute is 0
         self.cases: list[object] = []
 
     def add(self, report: TestReport) -> None:
