@@ -333,6 +333,58 @@ def test_the_bundled_suite_is_identical_across_jobs_and_dask() -> None:
     assert b" 0 failed" in runs[0].stdout.splitlines()[-1]
 
 
+def test_dask_workers_release_z3_terms_only_in_the_thread_that_solves(tmp_path: Path) -> None:
+    """A worker's other threads run Python's cyclic collector too (its event loop does, as
+    it allocates), and z3's context is not thread-safe: a term freed there could be released
+    while the test's thread is inside a check. A probe on each worker records the thread
+    of every Z3_dec_ref, while a neighbour thread collects garbage all the time."""
+    suite = _suite(tmp_path, 12)
+
+    def probe() -> bool:
+        import collections
+        import gc
+        import threading
+
+        # the probe watches z3 itself, in the worker: the one import of z3 outside smt/
+        import z3.z3 as z3_module  # noqa: TID251
+
+        seen: collections.Counter[str] = collections.Counter()
+        release = z3_module.Z3_dec_ref
+
+        def dec_ref(*args: object) -> object:
+            seen[threading.current_thread().name] += 1
+            return release(*args)
+
+        def collect() -> None:
+            while True:
+                gc.collect()
+
+        z3_module.Z3_dec_ref = dec_ref
+        z3_module.released_by = seen  # type: ignore[attr-defined]
+        threading.Thread(target=collect, name="collector", daemon=True).start()
+        return True
+
+    def released_by() -> dict[str, int]:
+        import z3.z3 as z3_module  # noqa: TID251
+
+        return dict(z3_module.released_by)  # type: ignore[attr-defined]
+
+    with _local_cluster() as cluster:
+        distributed = pytest.importorskip("distributed")
+        with distributed.Client(cluster.scheduler_address) as client:
+            client.run(probe)
+            argv = ["run", str(suite), "--engine", "smt", "--no-time"]
+            done = subprocess.run(
+                [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            threads = [name for counts in client.run(released_by).values() for name in counts]
+    assert done.returncode == 0, done.stderr
+    assert threads and all("Dask-Default-Threads" in name for name in threads), threads
+
+
 def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     suite = _suite(tmp_path, 2)
     # "At once": the refused connection is reported by the probe, before distributed's
