@@ -49,11 +49,17 @@ _deferred: list[tuple[Callable[[Any], None], Any]] = []
 
 
 def _owned(finalise: Callable[[Any], None]) -> Callable[[Any], None]:
-    def __del__(self: Any, _ident: Callable[[], int] = threading.get_ident) -> None:
+    # the list and get_ident as defaults: at exit, Python sets the module's globals to None
+    # before the last objects are finalised (those deferred then are simply never run)
+    def __del__(
+        self: Any,
+        _ident: Callable[[], int] = threading.get_ident,
+        _defer: Callable[[tuple[Callable[[Any], None], Any]], None] = _deferred.append,
+    ) -> None:
         if _ident() == _owner:
             finalise(self)
         else:  # kept alive (Python finalises an object once) until the owner runs it
-            _deferred.append((finalise, self))
+            _defer((finalise, self))
 
     return __del__
 
