@@ -25,6 +25,7 @@ from pisa_mm.operational.relation import Comparison, classify, machine_model
 from pisa_mm.outcomes.model import TestResult
 from pisa_mm.records import record
 from pisa_mm.runner.console import Console as Streams
+from pisa_mm.runner.console import StdoutClosed, silence_stdout
 from pisa_mm.runner.job import Loaded, cached_model, run_engines
 from pisa_mm.runner.options import add_pool_arguments, model_path_of, plan_of
 from pisa_mm.runner.outcome import Exit, worst
@@ -148,8 +149,18 @@ def main(args: argparse.Namespace) -> int:
     return int(worst(codes))
 
 
+class _TableConsole(Console):
+    """rich's Console, but a closed stdout (`| head -1`) ends the command as it ends every
+    other one (exit 141, quietly): rich's own answer is SystemExit(1), a negative answer."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        silence_stdout()
+        raise StdoutClosed
+
+
 def _print(rows: list[_Row], model: str, axiom: str) -> None:
-    console = Console(
+    console = _TableConsole(
         highlight=False, soft_wrap=False, width=200 if not sys.stdout.isatty() else None
     )
     table = Table(title=f"operational vs {axiom} (model {model})")

@@ -11,15 +11,16 @@ __all__ = ["liveness_problems"]
 
 def liveness_problems(
     metadata: Sequence[tuple[str, str]], progress: str, results: Sequence[TestResult]
-) -> list[str]:
-    """Differences between the stated and computed liveness under `progress` (empty when
-    none is stated for it, or when the check was skipped: `--progress none`)."""
+) -> list[str] | None:
+    """Differences between the stated and computed liveness under `progress`; None when
+    none is stated for it, or when the check was skipped (`--progress none`): nothing was
+    compared."""
     meta = dict(metadata)
     want = meta.get(f"liveness.{progress}")
     if want is None and progress == "pisa":
         want = meta.get("liveness")
     if want is None:
-        return []
+        return None
     out = []
     for r in results[:1]:  # computed once per test, whatever the engine
         got = "none" if r.liveness is None else r.liveness.status.value

@@ -16,10 +16,12 @@ __all__ = ["result_to_dict", "results_to_json"]
 # 3: `liveness` (null without spin loops, else {"status", "detail"}).
 # 4: `verdict_only` (run --verdict-only): then states and flags are empty, positive and
 # negative 0 and observation null (nothing was listed), and cut 1 means "some".
-SCHEMA_VERSION = 4
+# 5: `seconds` is null under `run --no-time`, so that two runs' documents compare.
+SCHEMA_VERSION = 5
 
 
-def result_to_dict(result: TestResult) -> dict[str, Any]:
+def result_to_dict(result: TestResult, *, time: bool = True) -> dict[str, Any]:
+    """`time` False (`run --no-time`): `seconds` is null."""
     return {
         "name": result.name,
         "model": result.model,
@@ -49,16 +51,19 @@ def result_to_dict(result: TestResult) -> dict[str, Any]:
         if result.liveness is None
         else {"status": result.liveness.status.value, "detail": result.liveness.detail},
         "verdict_only": result.verdict_only,
-        "seconds": round(result.seconds, 3),
+        "seconds": round(result.seconds, 3) if time else None,
     }
 
 
-def results_to_json(records: Sequence[tuple[str, TestResult, Sequence[str]]]) -> str:
-    """One record per (test file, result, differences from its expectation or other engines)."""
+def results_to_json(
+    records: Sequence[tuple[str, TestResult, Sequence[str]]], *, time: bool = True
+) -> str:
+    """One record per (test file, result, differences from its expectation or other engines);
+    `time` False leaves the times out (null)."""
     doc = {
         "version": SCHEMA_VERSION,
         "results": [
-            {"file": path, **result_to_dict(r), "mismatches": list(diffs)}
+            {"file": path, **result_to_dict(r, time=time), "mismatches": list(diffs)}
             for path, r, diffs in records
         ],
     }

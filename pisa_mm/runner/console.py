@@ -9,7 +9,7 @@ import sys
 
 from pisa_mm.hints import TextIO
 
-__all__ = ["Console", "StdoutClosed"]
+__all__ = ["Console", "StdoutClosed", "silence_stdout"]
 
 # The status line is shown for runs of more than this many tests.
 PROGRESS_MIN = 4
@@ -36,7 +36,7 @@ class Console:
             self.out_stream.write(text)
             self.out_stream.flush()
         except BrokenPipeError:
-            _silence_stdout()
+            silence_stdout()
             raise StdoutClosed from None
 
     def err(self, text: str) -> None:
@@ -76,7 +76,7 @@ def _isatty(stream: TextIO) -> bool:
         return False
 
 
-def _silence_stdout() -> None:
+def silence_stdout() -> None:
     """Point stdout at /dev/null so that the interpreter's last flush does not complain."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)

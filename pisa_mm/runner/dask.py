@@ -5,12 +5,16 @@ output is that of a local run. A Dask worker runs tasks in threads, where neithe
 nor RLIMIT_AS apply: the budget is enforced by the deadline timer (it interrupts Z3 and
 raises in the task's thread) and Z3's memory limit; a task still running `GRACE` seconds
 past its timeout (stuck in other native code) has its worker restarted by the scheduler.
+A test's time counts from when a worker starts it, not from when it was sent: on a busy or
+shared cluster a test may wait its turn for longer than its timeout.
 """
 
 from __future__ import annotations
 
 import re
 import socket
+import threading
+import time
 from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
@@ -18,12 +22,21 @@ from pisa_mm.errors import PisaMMError
 from pisa_mm.runner.budget import Budget
 from pisa_mm.runner.job import Job, Record, Status, run_job
 
-__all__ = ["CONNECT_TIMEOUT", "execute_on_dask"]
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "HANDSHAKE_TIMEOUT",
+    "execute_on_dask",
+    "run_on_worker",
+    "running_for",
+]
 
 T = TypeVar("T")
 
-# Seconds to reach the scheduler before the run fails (the cluster must already be up).
+# Seconds to reach the scheduler, and to find a worker there, before the run fails (the
+# cluster must already be up).
 CONNECT_TIMEOUT = 5
+# Seconds for the whole of making the client (the connection, then the handshake).
+HANDSHAKE_TIMEOUT = CONNECT_TIMEOUT + 2
 
 
 def _probe(address: str) -> None:
@@ -36,9 +49,11 @@ def _probe(address: str) -> None:
             (match.group(1), int(match.group(2))), timeout=CONNECT_TIMEOUT
         ).close()
     except OSError as exc:
-        raise PisaMMError.at(
-            None, f"cannot reach the Dask scheduler at {address}: {exc.strerror or exc}", "io"
-        ) from None
+        raise _unreachable(address, exc.strerror or str(exc)) from None
+
+
+def _unreachable(address: str, why: str) -> PisaMMError:
+    return PisaMMError.at(None, f"cannot reach the Dask scheduler at {address}: {why}", "io")
 
 
 def _client(address: str) -> Any:
@@ -51,43 +66,137 @@ def _client(address: str) -> Any:
             "usage",
         ) from None
     _probe(address)
+    # distributed bounds the TCP connection by its timeout, but not the handshake after it:
+    # a server that accepts and never answers as a Dask scheduler (another service on that
+    # port) would hold the run for ever. So the client is made in a thread of its own, and
+    # the run fails when it is not up in time (that thread is a daemon: it dies with us).
+    made: list[Any] = []
+    failed: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            made.append(Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False))  # type: ignore[no-untyped-call]
+        except BaseException as exc:  # reported by the caller's thread
+            failed.append(exc)
+
+    thread = threading.Thread(target=connect, name="pisa-mm-dask-connect", daemon=True)
+    thread.start()
+    thread.join(HANDSHAKE_TIMEOUT)
+    if made:
+        return made[0]
+    if not failed:
+        raise _unreachable(address, f"no answer as a Dask scheduler within {HANDSHAKE_TIMEOUT} s")
+    exc = failed[0]
+    if isinstance(exc, (OSError, TimeoutError, ValueError)):
+        raise _unreachable(address, str(exc) or type(exc).__name__) from None
+    if isinstance(exc, MemoryError):  # its reply's first bytes read as a huge frame length
+        raise _unreachable(address, "it does not answer as a Dask scheduler") from None
+    # e.g. a tls:// address without Dask's TLS configuration (TypeError)
+    raise _unreachable(address, f"{type(exc).__name__}: {exc}") from None
+
+
+def _has_workers(client: Any, address: str, *, lost: bool = False) -> None:
+    """A cluster without workers would hold every test for ever: fail now, saying so."""
     try:
-        return Client(address, timeout=CONNECT_TIMEOUT, set_as_default=False)  # type: ignore[no-untyped-call]
-    except (OSError, TimeoutError, ValueError) as exc:
+        client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
+    except (TimeoutError, OSError):
+        client.close()
+        what = "lost all its workers" if lost else "has no workers"
         raise PisaMMError.at(
-            None, f"cannot reach the Dask scheduler at {address}: {exc}", "io"
+            None,
+            f"the Dask scheduler at {address} {what} (start some: dask worker {address} "
+            "--nthreads 1)",
+            "io",
         ) from None
 
 
-def execute_on_dask(jobs: Sequence[Job[T]], address: str, budget: Budget) -> Iterator[Record[T]]:
-    from distributed import TimeoutError as DaskTimeout
+# On a worker: when each of its running tests started (by the Dask task's key), so that the
+# client can tell a test past its timeout from one still waiting for a worker.
+_started: dict[str, float] = {}
 
+
+def run_on_worker(job: Job[T], budget: Budget) -> Record[T]:
+    """`run_job` as a Dask task, its start noted in `_started` while it runs."""
+    from distributed import get_worker
+
+    key = str(get_worker().get_current_task())
+    _started[key] = time.monotonic()
+    try:
+        return run_job(job, budget)
+    finally:
+        _started.pop(key, None)
+
+
+def running_for(key: str) -> float | None:
+    """On a worker: for how many seconds the task `key` has run there (None: it is not
+    running there)."""
+    start = _started.get(key)
+    return None if start is None else time.monotonic() - start
+
+
+def execute_on_dask(jobs: Sequence[Job[T]], address: str, budget: Budget) -> Iterator[Record[T]]:
     from pisa_mm.runner.pool import GRACE
 
     client = _client(address)
+    _has_workers(client, address)
     futures: list[Any] = []
     try:
-        futures = [client.submit(run_job, job, budget, pure=False) for job in jobs]
-        wait = None if budget.timeout is None else budget.timeout + GRACE
+        futures = [client.submit(run_on_worker, job, budget, pure=False) for job in jobs]
+        limit = None if budget.timeout is None else budget.timeout + GRACE
         for job, future in zip(jobs, futures, strict=True):
-            try:
-                record: Record[T] = future.result(timeout=wait)
-            except (DaskTimeout, TimeoutError):
-                _restart_worker_of(client, future)
-                record = Record(job.path, Status.TIMEOUT, message=budget.timeout_message())
-            except Exception as exc:  # the worker died, or a result did not pickle: a bug
-                record = Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
-            yield record
+            yield _result(client, address, job, future, limit, budget)
     finally:
         for future in futures:
             future.cancel()
         client.close()
 
 
-def _restart_worker_of(client: Any, future: Any) -> None:
-    """Replace the worker stuck on `future`: the scheduler reruns its other tasks elsewhere."""
-    processing = client.processing()
-    stuck = [w for w, keys in processing.items() if future.key in keys]
+def _result(
+    client: Any, address: str, job: Job[T], future: Any, limit: float | None, budget: Budget
+) -> Record[T]:
+    """The future's record; Unknown (timeout) once it has run `limit` seconds on a worker
+    (which is then restarted), however long it waited for one before."""
+    from distributed import TimeoutError as DaskTimeout
+
+    wait = limit
+    while True:
+        try:
+            record: Record[T] = future.result(timeout=wait)
+            return record
+        except (DaskTimeout, TimeoutError):
+            assert limit is not None  # no timeout: `result` waits for the answer
+            where = _running(client, address, str(future.key))
+            ran = max(where.values(), default=None)
+            if ran is None or ran < limit:
+                # not started yet (queued behind other work), or started late: wait on
+                wait = limit if ran is None else limit - ran
+                continue
+            _restart(client, list(where), future)
+            return Record(job.path, Status.TIMEOUT, message=budget.timeout_message())
+        except Exception as exc:  # the worker died, or a result did not pickle: a bug
+            return Record(job.path, Status.CRASH, message=f"{type(exc).__name__}: {exc}")
+
+
+def _running(client: Any, address: str, key: str) -> dict[str, float]:
+    """The workers running `key`, with for how long. A worker stuck with Python's lock held
+    cannot answer: then the workers the scheduler gave the task to count as running it for
+    ever. A cluster whose workers are all gone (and none comes back) ends the run."""
+    try:
+        answers = client.run(running_for, key, on_error="ignore", callback_timeout=ASK_TIMEOUT)
+    except (TimeoutError, OSError):
+        return {w: float("inf") for w, keys in client.processing().items() if key in keys}
+    if not answers:
+        _has_workers(client, address, lost=True)
+    return {w: t for w, t in answers.items() if t is not None}
+
+
+# Seconds a worker has to say what it runs (`_running`).
+ASK_TIMEOUT = 2.0
+
+
+def _restart(client: Any, workers: list[str], future: Any) -> None:
+    """Replace the workers stuck on `future`: the scheduler reruns their other tasks
+    elsewhere."""
     future.cancel()
-    if stuck:
-        client.restart_workers(stuck)
+    if workers:
+        client.restart_workers(workers)

@@ -166,9 +166,10 @@ class HerdText:
 class JsonReport:
     """`--json FILE`: every result with its mismatches, one document (report/json.py)."""
 
-    def __init__(self, target: str, console: Console) -> None:
+    def __init__(self, target: str, console: Console, *, time: bool = True) -> None:
         self.target = target
         self.console = console
+        self.time = time  # False (--no-time): no `seconds`
         self.records: list[tuple[str, TestResult, Sequence[str]]] = []
 
     def add(self, report: TestReport) -> None:
@@ -177,7 +178,7 @@ class JsonReport:
     def finish(self, summary: Summary) -> None:
         from pisa_mm.report.json import results_to_json
 
-        text = results_to_json(self.records)
+        text = results_to_json(self.records, time=self.time)
         if self.target == "-":
             self.console.out(text)
         else:
@@ -187,8 +188,9 @@ class JsonReport:
 class JUnitReport:
     """`--junit FILE`: one testcase per test and model."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(self, target: str, *, time: bool = True) -> None:
         self.target = target
+        self.time = time  # False (--no-time): every `time` attribute is 0
         self.cases: list[object] = []
 
     def add(self, report: TestReport) -> None:
@@ -211,4 +213,4 @@ class JUnitReport:
         from pisa_mm.report.junit import Case, render_junit
 
         cases = [c for c in self.cases if isinstance(c, Case)]
-        write_atomic(self.target, render_junit("pisa-mm run", cases))
+        write_atomic(self.target, render_junit("pisa-mm run", cases, time=self.time))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import z3
@@ -40,6 +41,55 @@ def _half_made_objects_finalise_quietly() -> None:
 
 
 _half_made_objects_finalise_quietly()
+
+# The thread that does this process's z3 work (`claim`), and the finalisers that other
+# threads ran meanwhile, left for it to run.
+_owner = threading.get_ident()
+_deferred: list[tuple[Callable[[Any], None], Any]] = []
+
+
+def _owned(finalise: Callable[[Any], None]) -> Callable[[Any], None]:
+    # the list and get_ident as defaults: at exit, Python sets the module's globals to None
+    # before the last objects are finalised (those deferred then are simply never run)
+    def __del__(
+        self: Any,
+        _ident: Callable[[], int] = threading.get_ident,
+        _defer: Callable[[tuple[Callable[[Any], None], Any]], None] = _deferred.append,
+    ) -> None:
+        if _ident() == _owner:
+            finalise(self)
+        else:  # kept alive (Python finalises an object once) until the owner runs it
+            _defer((finalise, self))
+
+    return __del__
+
+
+def _objects_finalise_in_the_owner_thread() -> None:
+    """A z3 object's `__del__` releases its term or solver on the shared context, and Python
+    runs it in whichever thread frees the object. Those in reference cycles (the smt
+    encoding makes some) are freed by the cyclic collector, which runs in any thread that
+    allocates: a Dask worker's event-loop thread ran about a tenth of them while the next
+    test was solving. z3's context is not thread-safe, and ctypes releases the GIL in every
+    call, so such a release could run inside the test's check. In any other thread than the
+    owner, the finaliser is deferred to the owner's next `claim`."""
+    module = vars(z3.z3)
+    for cls in list(module.values()):
+        if isinstance(cls, type) and "__del__" in vars(cls):
+            cls.__del__ = _owned(vars(cls)["__del__"])  # type: ignore[attr-defined]
+
+
+_objects_finalise_in_the_owner_thread()
+
+
+def claim() -> None:
+    """Make the calling thread the one that does z3 work, and run the finalisers that other
+    threads left for it (a Dask worker may run tasks in a thread of its own choosing)."""
+    global _owner
+    _owner = threading.get_ident()
+    while _deferred:
+        finalise, obj = _deferred.pop()
+        finalise(obj)
+
 
 # Made now, at import (outside any test's budget): made lazily, it could be half-built when
 # a deadline's OutOfTime lands in its __init__, and its __del__ then prints a traceback;
@@ -94,6 +144,7 @@ class Session:
     """
 
     def __init__(self, budget: Budget, *, bit_vectors_only: bool = False) -> None:
+        claim()
         self.budget = budget
         self.deadline = None if budget.timeout is None else time.monotonic() + budget.timeout
         self.solver: Any = z3.SolverFor("QF_BV") if bit_vectors_only else z3.Solver()

@@ -3,19 +3,23 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import pty
 import random
+import re
 import signal
+import socket
 import subprocess
 import sys
 import time
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
-from cli_helpers import LB, MP, write
+from cli_helpers import BAD, LB, MP, write
 
 ROOT = Path(__file__).resolve().parents[2]
 PISA_MM = [sys.executable, "-m", "pisa_mm.cli"]
@@ -80,44 +84,87 @@ def test_a_signal_stops_the_run_promptly_even_inside_z3(
     assert "Unknown" not in err
 
 
-def test_the_progress_line_never_swallows_results(tmp_path: Path) -> None:
-    """`pisa-mm run DIR > out.txt` on a terminal: stderr is a pseudo-terminal."""
+# What the progress tally writes on a terminal: its line, then a carriage return and
+# erase-line before anything else is written (runner/console.py).
+_TALLY = re.compile(rb"[^\n\r]*\r\x1b\[K")
+
+
+def _read_terminal(master: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it."""
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            return seen
+        if not chunk:
+            return seen
+        seen += chunk
+
+
+def _on_terminal(argv: list[str], stdout: Path | None) -> tuple[int, bytes]:
+    """Run with stderr (and stdin) a pseudo-terminal, and stdout the file `stdout`, or the
+    terminal too when None: the exit code and what reached the terminal, its newlines as
+    written (the terminal turns each into CR LF)."""
+    master, slave = pty.openpty()
+    out = stdout.open("wb") if stdout is not None else None
+    try:
+        proc = subprocess.Popen(
+            argv, stdin=slave, stdout=slave if out is None else out, stderr=slave
+        )
+    finally:
+        os.close(slave)
+        if out is not None:
+            out.close()
+    seen = _read_terminal(master)
+    os.close(master)
+    return proc.wait(timeout=120), seen.replace(b"\r\n", b"\n")
+
+
+# Each command on the suite, what it prints on stdout for each test it reports, and how
+# many of the 6 good tests it reports (diff: the 3 LBs, which pisa-rc11 changes).
+_PROGRESSING = {
+    "run": (["run", "--no-time", "SUITE"], b"\nObservation ", 6),
+    "diff": (["diff", "pisa", "pisa-rc11", "SUITE"], b"CHANGED ", 3),
+    "promote": (["promote", "SUITE"], b"created ", 6),
+}
+
+
+@pytest.mark.parametrize("command", sorted(_PROGRESSING))
+def test_the_progress_line_never_swallows_results(tmp_path: Path, command: str) -> None:
+    """`pisa-mm run DIR > out.txt` with stderr on a terminal leaves in out.txt exactly what
+    it writes to a file or pipe, in order; with stdout on the terminal too, nothing is lost
+    or reordered either (once the tally's own lines are taken out). Without a terminal the
+    output is plain: no escape sequence at all. A bad file puts a diagnostic on stderr
+    among the results."""
     suite = _suite(tmp_path, 6)
-    for command in (
-        ["run", str(suite)],
-        ["promote", str(suite)],
-        ["diff", "pisa", "pisa-rc11", str(suite)],
-    ):
-        out_file = tmp_path / "out.txt"
-        master, slave = pty.openpty()
-        with out_file.open("w") as out:
-            proc = subprocess.Popen(
-                [*PISA_MM, *command, "--engine", "explicit", "-j", "2"],
-                stdout=out,
-                stderr=slave,
-                stdin=slave,
-            )
-            os.close(slave)
-            seen = b""
-            while True:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                seen += chunk
-            proc.wait(timeout=60)
-        os.close(master)
-        text = out_file.read_text(encoding="utf-8")
-        if command[0] == "run":
-            assert text.count("\nObservation ") == 6, text
-            assert text.rstrip().endswith("(explicit, model pisa)")
-            assert b"\x1b[K" in seen  # the tally was shown, and cleared
-        elif command[0] == "promote":
-            assert text.count("created ") == 6, text
-        else:
-            assert "6 tests," in text, text
+    write(suite, "t02b.litmus", BAD.replace("PISA Bad", "PISA t02b"))
+    words, per_test, reported = _PROGRESSING[command]
+    argv = [*PISA_MM, *(str(suite) if w == "SUITE" else w for w in words)]
+    argv += ["--engine", "explicit", "-j", "2"]
+
+    def fresh() -> list[str]:
+        for old in suite.glob("*.expected"):  # promote writes the same files each time
+            old.unlink()
+        return argv
+
+    plain = subprocess.run(fresh(), capture_output=True)
+    merged = subprocess.run(fresh(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert plain.returncode == merged.returncode == 2  # the bad file
+    assert b"\x1b" not in plain.stdout + plain.stderr
+    assert plain.stdout.count(per_test) == reported and b"t02b.litmus:" in plain.stderr
+
+    out_file = tmp_path / "out.txt"
+    code, terminal = _on_terminal(fresh(), out_file)
+    assert code == 2
+    assert b"\r\x1b[K" in terminal  # the tally was shown, and cleared
+    assert out_file.read_bytes() == plain.stdout
+    assert _TALLY.sub(b"", terminal) == plain.stderr
+
+    code, terminal = _on_terminal(fresh(), None)
+    assert code == 2
+    assert b"\r\x1b[K" in terminal
+    assert _TALLY.sub(b"", terminal) == merged.stdout
 
 
 def test_a_closed_stdout_ends_the_run_quietly(tmp_path: Path) -> None:
@@ -126,6 +173,52 @@ def test_a_closed_stdout_ends_the_run_quietly(tmp_path: Path) -> None:
     done = subprocess.run(shell, shell=True, capture_output=True, text=True, timeout=120)
     assert done.stdout == "Test LB0 Allowed\n"
     assert done.stderr == ""
+
+
+@pytest.mark.parametrize(
+    "command", [["run"], ["diff", "pisa", "pisa-rc11"], ["promote"], ["crossval"]]
+)
+def test_a_stdout_closed_from_the_start_ends_the_command_quietly(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """The reader went away before the first line: every write fails, deterministically
+    (`| head -1` races the command). crossval's table is rich's, which exited 1."""
+    suite = _suite(tmp_path, 4)
+    engine = [] if command == ["crossval"] else ["--engine", "explicit"]
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run(
+            [*PISA_MM, *command, str(suite), *engine],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert (done.returncode, done.stderr) == (141, "")
+
+
+def test_a_test_with_only_liveness_metadata_is_compared(tmp_path: Path) -> None:
+    """`liveness.pisa = ...` is an expectation too: a match is `ok`, never `without
+    expectation`; a mismatch fails."""
+    spin = (ROOT / "litmus/pisa/progress/MP+barrier+spin.litmus").read_text(encoding="utf-8")
+    only = "".join(
+        line for line in spin.splitlines(keepends=True) if not line.startswith(("expect", "flags"))
+    )
+    assert "liveness.pisa = terminates" in only
+    write(tmp_path, "a/Live.litmus", only)
+    argv = [*PISA_MM, "run", str(tmp_path / "a"), "--no-time"]
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith("1 tests, 1 ok, 0 failed (auto, model pisa)\n")
+    wrong = only.replace("liveness.pisa = terminates", "liveness.pisa = may hang")
+    write(tmp_path, "a/Live.litmus", wrong)
+    done = subprocess.run(argv, capture_output=True, text=True)
+    assert done.returncode == 1
+    assert "metadata expects may hang (--progress pisa), got terminates" in done.stderr
+    assert done.stdout.endswith("1 tests, 0 ok, 1 failed (auto, model pisa)\n")
 
 
 def _interrupted_promotes(tmp_path: Path, runs: int) -> None:
@@ -164,19 +257,36 @@ def test_thirty_interrupted_promotes_leave_old_or_new_files(tmp_path: Path) -> N
     _interrupted_promotes(tmp_path, 30)
 
 
+def _run_with_files(suite: Path, out: Path, *options: str) -> tuple[int, str, bytes, bytes]:
+    """`run --no-time` with --json and --junit into `out`: exit code, stdout, the files."""
+    out.mkdir()
+    json_file, junit_file = out / "r.json", out / "r.xml"
+    argv = ["run", str(suite), "--no-time", "--json", str(json_file), "--junit", str(junit_file)]
+    done = subprocess.run([*PISA_MM, *argv, *options], capture_output=True, text=True)
+    return done.returncode, done.stdout, json_file.read_bytes(), junit_file.read_bytes()
+
+
+def test_json_and_junit_files_are_the_same_for_every_worker_count(tmp_path: Path) -> None:
+    """With --no-time, no time is written into them either (they varied from run to run)."""
+    suite = _suite(tmp_path, 6)
+    write(suite, "bad.litmus", BAD)
+    runs = [_run_with_files(suite, tmp_path / f"j{jobs}", "-j", jobs) for jobs in ("1", "2", "3")]
+    assert runs[0][0] == 2  # the bad file
+    assert runs[0] == runs[1] == runs[2]
+    doc = json.loads(runs[0][2])
+    assert [r["seconds"] for r in doc["results"]] == [None] * 6
+    root = ET.fromstring(runs[0][3])
+    assert len(root.findall("./testsuite/testcase")) == 7
+    assert {el.get("time") for el in root.iter() if el.tag in ("testsuite", "testcase")} == {"0"}
+
+
 def test_dask_gives_the_output_of_a_local_run(tmp_path: Path) -> None:
     suite = _suite(tmp_path, 5)
-    local = subprocess.run(
-        [*PISA_MM, "run", str(suite), "--no-time", "-j", "1"], capture_output=True, text=True
-    )
+    local = _run_with_files(suite, tmp_path / "local", "-j", "1")
     with _local_cluster() as cluster:
-        remote = subprocess.run(
-            [*PISA_MM, "run", str(suite), "--no-time", "--dask", cluster.scheduler_address],
-            capture_output=True,
-            text=True,
-        )
-    assert remote.returncode == local.returncode == 0, remote.stderr
-    assert remote.stdout == local.stdout
+        remote = _run_with_files(suite, tmp_path / "dask", "--dask", cluster.scheduler_address)
+    assert remote[0] == local[0] == 0
+    assert remote == local  # stdout, --json and --junit files
 
 
 def test_dask_diff_and_promote_give_the_output_of_a_local_run(tmp_path: Path) -> None:
@@ -223,6 +333,58 @@ def test_the_bundled_suite_is_identical_across_jobs_and_dask() -> None:
     assert b" 0 failed" in runs[0].stdout.splitlines()[-1]
 
 
+def test_dask_workers_release_z3_terms_only_in_the_thread_that_solves(tmp_path: Path) -> None:
+    """A worker's other threads run Python's cyclic collector too (its event loop does, as
+    it allocates), and z3's context is not thread-safe: a term freed there could be released
+    while the test's thread is inside a check. A probe on each worker records the thread
+    of every Z3_dec_ref, while a neighbour thread collects garbage all the time."""
+    suite = _suite(tmp_path, 12)
+
+    def probe() -> bool:
+        import collections
+        import gc
+        import threading
+
+        # the probe watches z3 itself, in the worker: the one import of z3 outside smt/
+        import z3.z3 as z3_module  # noqa: TID251
+
+        seen: collections.Counter[str] = collections.Counter()
+        release = z3_module.Z3_dec_ref
+
+        def dec_ref(*args: object) -> object:
+            seen[threading.current_thread().name] += 1
+            return release(*args)
+
+        def collect() -> None:
+            while True:
+                gc.collect()
+
+        z3_module.Z3_dec_ref = dec_ref
+        z3_module.released_by = seen  # type: ignore[attr-defined]
+        threading.Thread(target=collect, name="collector", daemon=True).start()
+        return True
+
+    def released_by() -> dict[str, int]:
+        import z3.z3 as z3_module  # noqa: TID251
+
+        return dict(z3_module.released_by)  # type: ignore[attr-defined]
+
+    with _local_cluster() as cluster:
+        distributed = pytest.importorskip("distributed")
+        with distributed.Client(cluster.scheduler_address) as client:
+            client.run(probe)
+            argv = ["run", str(suite), "--engine", "smt", "--no-time"]
+            done = subprocess.run(
+                [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
+                capture_output=True,
+                text=True,
+                timeout=300,
+            )
+            threads = [name for counts in client.run(released_by).values() for name in counts]
+    assert done.returncode == 0, done.stderr
+    assert threads and all("Dask-Default-Threads" in name for name in threads), threads
+
+
 def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     suite = _suite(tmp_path, 2)
     # "At once": the refused connection is reported by the probe, before distributed's
@@ -236,6 +398,66 @@ def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9: Connection refused" in done.stderr
+
+
+def test_a_server_that_is_not_a_dask_scheduler_fails_the_run(tmp_path: Path) -> None:
+    """A listener that accepts and never answers (another service on that port): distributed
+    alone would wait for its handshake for ever."""
+    suite = _suite(tmp_path, 2)
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        done = subprocess.run(
+            [*PISA_MM, "run", str(suite), "--dask", f"tcp://127.0.0.1:{port}"],
+            capture_output=True,
+            text=True,
+            timeout=120,  # only keeps a regression from hanging the suite
+        )
+    assert done.returncode == 2, done.stderr
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: no answer" in done.stderr
+    assert "internal error" not in done.stderr
+
+
+def test_a_dask_cluster_without_workers_fails_the_run(tmp_path: Path) -> None:
+    suite = _suite(tmp_path, 2)
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(processes=True, n_workers=0, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        done = subprocess.run(
+            [*PISA_MM, "run", str(suite), "--timeout", "1", "--dask", address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert done.returncode == 2, done.stderr
+    assert f"the Dask scheduler at {address} has no workers" in done.stderr
+    assert "Unknown" not in done.stdout  # never a timeout for a test that never started
+
+
+def test_dask_tests_waiting_for_a_busy_worker_are_not_timeouts(tmp_path: Path) -> None:
+    """The cluster's only worker runs another client's task for longer than the tests'
+    timeout and its grace: the tests wait their turn, then run; that task is not killed."""
+    suite = _suite(tmp_path, 3)
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            processes=True, n_workers=1, threads_per_worker=1, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster.scheduler_address) as other,
+    ):
+        busy = other.submit(time.sleep, 8, pure=False)
+        while not any(busy.key in keys for keys in other.processing().values()):
+            time.sleep(0.05)
+        argv = ["run", str(suite), "--no-time", "--timeout", "1"]
+        done = subprocess.run(
+            [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        busy.result(timeout=60)  # finished, not cancelled by a restart of its worker
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.count("\nObservation ") == 3
+    assert "3 tests, 0 ok, 0 failed, 3 without expectation" in done.stdout
 
 
 def test_a_full_disk_on_stdout_is_an_io_error(tmp_path: Path) -> None:

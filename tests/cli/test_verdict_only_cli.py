@@ -64,7 +64,7 @@ def test_json_marks_verdict_only_results(tmp_path: Path, capsys: Capture) -> Non
     assert pisa_mm("run", str(test), "--verdict-only", "--json", str(out)) == 0
     doc = json.loads(out.read_text(encoding="utf-8"))
     (r,) = doc["results"]
-    assert doc["version"] == 4
+    assert doc["version"] == 5
     assert r["verdict_only"] is True and r["verdict"] == "No"
     assert r["states"] == [] and r["flags"] == [] and r["observation"] is None
 

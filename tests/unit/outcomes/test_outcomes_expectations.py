@@ -163,5 +163,5 @@ def test_json_report() -> None:
             "cut": False,
         }
     ]
-    assert r["cut"] == 0 and doc["version"] == 4
+    assert r["cut"] == 0 and doc["version"] == 5
     assert r["observation"] == "Never" and r["mismatches"] == ["a difference"]
