@@ -113,6 +113,10 @@ def _has_workers(client: Any, address: str, *, lost: bool = False) -> None:
 # On a worker: when each of its running tests started (by the Dask task's key), so that the
 # client can tell a test past its timeout from one still waiting for a worker.
 _started: dict[str, float] = {}
+# One test at a time in a worker process, whatever its `--nthreads`: Z3's context and the
+# process's caches are shared by its threads, and two tests solving at once in one context
+# can give wrong answers, not only slow ones. A test waiting here has not started.
+_one_test = threading.Lock()
 
 
 def run_on_worker(job: Job[T], budget: Budget) -> Record[T]:
@@ -120,11 +124,12 @@ def run_on_worker(job: Job[T], budget: Budget) -> Record[T]:
     from distributed import get_worker
 
     key = str(get_worker().get_current_task())
-    _started[key] = time.monotonic()
-    try:
-        return run_job(job, budget)
-    finally:
-        _started.pop(key, None)
+    with _one_test:
+        _started[key] = time.monotonic()
+        try:
+            return run_job(job, budget)
+        finally:
+            _started.pop(key, None)
 
 
 def running_for(key: str) -> float | None:

@@ -385,6 +385,68 @@ def test_dask_workers_release_z3_terms_only_in_the_thread_that_solves(tmp_path: 
     assert threads and all("Dask-Default-Threads" in name for name in threads), threads
 
 
+def test_a_dask_worker_with_several_threads_runs_one_test_at_a_time(tmp_path: Path) -> None:
+    """Z3's context and the process's caches are shared by a worker's threads: a worker
+    started without `--nthreads 1` must still run its tests one after the other. A probe
+    on the worker wraps the test runner and records how many tests run at once (each
+    lingers, so that threads running freely would overlap)."""
+    suite = _suite(tmp_path, 6)
+
+    def probe() -> bool:
+        import threading
+        import time
+
+        from pisa_mm.runner import dask as backend
+
+        run, lock = backend.run_job, threading.Lock()
+        state = {"now": 0, "most": 0}
+
+        def counted(*args: object) -> object:
+            with lock:
+                state["now"] += 1
+                state["most"] = max(state["most"], state["now"])
+            try:
+                time.sleep(0.2)
+                return run(*args)  # type: ignore[arg-type]
+            finally:
+                with lock:
+                    state["now"] -= 1
+
+        backend.run_job = counted  # type: ignore[assignment]
+        backend.at_once = state  # type: ignore[attr-defined]
+        return True
+
+    def most_at_once() -> int:
+        from pisa_mm.runner import dask as backend
+
+        return int(backend.at_once["most"])  # type: ignore[attr-defined]
+
+    distributed = pytest.importorskip("distributed")
+    local = subprocess.run(
+        [*PISA_MM, "run", str(suite), "--engine", "smt", "--no-time", "-j", "1"],
+        capture_output=True,
+        text=True,
+    )
+    with (
+        distributed.LocalCluster(
+            processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster.scheduler_address) as client,
+    ):
+        client.run(probe)
+        argv = ["run", str(suite), "--engine", "smt", "--no-time"]
+        done = subprocess.run(
+            [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        most = list(client.run(most_at_once).values())
+    assert done.returncode == local.returncode == 0, done.stderr
+    assert done.stdout == local.stdout
+    assert most == [1]
+
+
 def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     suite = _suite(tmp_path, 2)
     # "At once": the refused connection is reported by the probe, before distributed's
