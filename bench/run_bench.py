@@ -255,7 +255,25 @@ def _startup(src: Path, repeat: int, env: dict[str, str]) -> dict[str, float]:
         print(f"  {line}")
     if (src / "pisa_mm" / "records.py").exists():
         records_cost(src)
+    figures.update(_without_pyc(src, repeat))
     return figures
+
+
+def _without_pyc(src: Path, repeat: int) -> dict[str, float]:
+    """Start-up from a copy of the tree without .pyc files, under PYTHONDONTWRITEBYTECODE:
+    an editable install (the README's) where the variable is set, as in many containers
+    and CI images (this machine's among them). Python then writes no .pyc for the package,
+    and a tree that keeps no compiled code of its own compiles every module at every run."""
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = Path(tmp) / "tree"
+        shutil.copytree(src / "pisa_mm", copy / "pisa_mm", ignore=shutil.ignore_patterns("*.pyc"))
+        env = dict(tree_env(str(Path(tmp) / "cache")), PYTHONDONTWRITEBYTECODE="1")
+        _entry_point(copy, env, "run", str(MP_TEST))
+        walls = [_entry_point(copy, env, "run", str(MP_TEST))[0] for _ in range(repeat)]
+    wall = statistics.median(walls)
+    print(f"  without .pyc files (PYTHONDONTWRITEBYTECODE=1, a copy of the package): wall "
+          f"median {wall * 1000:.0f} ms, min {min(walls) * 1000:.0f} ms")  # fmt: skip
+    return {"no_pyc_wall_median": wall}
 
 
 # ---------------------------------------------------------------- throughput

@@ -1,7 +1,9 @@
 """`compiled`: Python source generated at run time, compiled once and kept in the user's cache.
 
-Two modules generate source and run it: `records.py` (the methods `dataclasses` writes for
-each `@record`) and `cat/inline.py` (one function per dynamic cat definition or check).
+(`stored` keeps other code the same way: pisa-mm's own modules when Python writes no .pyc
+files, pisa_mm/finder.py.) Two modules generate source and run it: `records.py` (the
+methods `dataclasses` writes for each `@record`) and `cat/inline.py` (one function per
+dynamic cat definition or check).
 Compiling it is most of what they cost at start-up, so both take their code objects from
 here: one marshal table in the cache (pisa_mm/cache.py, entry `code-5-cpython-311.marshal`: the
 table's format and the Python that compiled it are in the name), group ->
@@ -27,11 +29,12 @@ import marshal
 import os
 import sys
 import threading
+from collections.abc import Callable
 from types import CodeType
 
 from pisa_mm.hints import Any
 
-__all__ = ["compiled"]
+__all__ = ["compiled", "stored"]
 
 # The table's format: "5", a group's table marshalled on its own after its digest (`_sealed`),
 # records made from templates.
@@ -69,25 +72,33 @@ class Codes:
         # reentrant: loading the table imports pisa_mm.cache, which could one day define a
         # record of its own
         self._lock = threading.RLock()
+        # reading or writing the table: code asked for meanwhile (a module that the reading
+        # or writing imports, pisa_mm/finder.py) is made and not kept
+        self._busy = False
 
     def load(self) -> dict[str, bytes]:
         """The table read from the cache: group -> its marshalled table (not yet read)."""
         if self.stored is None:
-            from pisa_mm.cache import read_entry
-
-            stored: dict[str, bytes] = {}
-            data = read_entry(ENTRY)
-            if data is not None:
-                try:
-                    python, table = marshal.loads(data)
-                # a truncated, foreign or damaged entry (marshal raises SystemError and
-                # MemoryError on some damaged bytes)
-                except Exception:
-                    python, table = None, {}
-                if python == _PYTHON and isinstance(table, dict):
-                    stored = table
-            self.stored = stored
+            self._busy = True
+            try:
+                self.stored = self._read()
+            finally:
+                self._busy = False
         return self.stored
+
+    def _read(self) -> dict[str, bytes]:
+        from pisa_mm.cache import read_entry
+
+        data = read_entry(ENTRY)
+        if data is None:
+            return {}
+        try:
+            python, table = marshal.loads(data)
+        # a truncated, foreign or damaged entry (marshal raises SystemError and MemoryError on
+        # some damaged bytes)
+        except Exception:
+            return {}
+        return table if python == _PYTHON and isinstance(table, dict) else {}
 
     def group(self, name: str) -> _Group:
         """The code stored for group `name` (source text -> code), unmarshalled on first use."""
@@ -105,25 +116,26 @@ class Codes:
             self.groups[name] = codes
         return codes
 
-    def compiled(self, source: str, group: str, filename: str) -> CodeType:
+    def compiled(self, key: str, group: str, make: Callable[[], CodeType]) -> CodeType:
+        """The code stored under `key` in `group`, else `make()`'s, stored at exit."""
         with self._lock:
+            if self._busy:
+                return make()
             used = self.used.setdefault(group, {})
             # what this process compiled comes first: a source the table lacks would be
             # compiled again at each use (cat/inline.py asks once per evaluator, i.e. per
             # test) until a process that exits normally saves it, and a pool's workers never
             # do, so with --jobs N they compiled on every test (0.9 G instructions a worker
             # on 153 small tests, measured with callgrind)
-            code = used.get(source) or self.group(group).get(source)
+            code = used.get(key) or self.group(group).get(key)
             if code is None:
-                # dont_inherit: compiled as `exec(source)` would, not under this module's
-                # `__future__` imports (which would turn annotations into strings)
-                code = compile(source, filename, "exec", dont_inherit=True)
+                code = make()
                 if not self.missed:
                     import atexit
 
                     atexit.register(self.save)
                 self.missed.add(group)
-            used[source] = code
+            used[key] = code
             return code
 
     def replace(self, group: str, table: dict[Any, Any]) -> None:
@@ -159,7 +171,11 @@ class Codes:
                     table[group] = _digest(code) + code
                 elif group in stored:
                     table[group] = stored[group]
-            write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
+            self._busy = True  # writing imports modules (pisa_mm/runner/files.py)
+            try:
+                write_entry(ENTRY, marshal.dumps((_PYTHON, table)))
+            finally:
+                self._busy = False
             self.stored, self.missed = table, set()
             directory = cache_dir()
             if directory is not None:
@@ -180,4 +196,14 @@ CODES = Codes()
 def compiled(source: str, group: str, filename: str) -> CodeType:
     """`compile(source, filename, "exec")`, or the code a process compiled from the same
     `source` in `group` before (its `co_filename` is the one it was compiled with)."""
-    return CODES.compiled(source, group, filename)
+    # dont_inherit: compiled as `exec(source)` would, not under this module's `__future__`
+    # imports (which would turn annotations into strings)
+    return CODES.compiled(
+        source, group, lambda: compile(source, filename, "exec", dont_inherit=True)
+    )
+
+
+def stored(key: str, group: str, make: Callable[[], CodeType]) -> CodeType:
+    """`make()`, or the code a process stored under `key` in `group` before: for code whose
+    key is not its source (pisa_mm/finder.py: a module file's size and time)."""
+    return CODES.compiled(key, group, make)

@@ -5,8 +5,13 @@ the import system."""
 from __future__ import annotations
 
 import importlib
+import json
+import marshal
 import os
 import py_compile
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from fresh_process import run_script
@@ -105,3 +110,71 @@ def test_other_names_and_a_reload_go_the_usual_way() -> None:
     again = importlib.reload(fold)
     assert again is fold and again.__spec__ is not None
     assert again.__spec__.origin == str(ROOT / "pisa_mm" / "values" / "fold.py")
+
+
+# A `pisa-mm run` in a fresh process, in a copy of the package without .pyc files: the
+# package's source files that the run compiled (an audit hook sees each `compile`), printed
+# after the code table is written at exit.
+RUN_SCRIPT = r"""
+import atexit, contextlib, io, json, os, sys
+compiled = []
+sys.addaudithook(lambda event, args: compiled.append(args[1])
+                 if event == "compile" and isinstance(args[1], str) else None)
+atexit.register(lambda: print(json.dumps(sorted({
+    os.path.relpath(f, "pisa_mm") for f in compiled if f.startswith(os.path.abspath("pisa_mm"))
+}))))
+from pisa_mm import cli
+with contextlib.redirect_stdout(io.StringIO()):
+    code = cli.main(["run", sys.argv[1]])
+assert code == 0, code
+"""
+
+# imported before the code table's module (`pisa_mm.codecache`), by it, or while it reads
+# the table
+BOOTSTRAP = {"__init__.py", "finder.py", "hints.py", "codecache.py", "cache.py"}
+
+
+def _run_in_copy(copy: Path, cache: Path, **env: str) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN_SCRIPT, str(ROOT / "litmus/pisa/mp/MP+64b+cc.litmus")],
+        capture_output=True,
+        text=True,
+        cwd=copy,
+        env={"PATH": "/usr/bin:/bin", "XDG_CACHE_HOME": str(cache), **env},
+    )
+    assert done.returncode == 0, done.stderr
+    compiled: list[str] = json.loads(done.stdout.splitlines()[-1])
+    return compiled
+
+
+def _module_groups(cache: Path) -> list[str]:
+    from pisa_mm.codecache import ENTRY
+
+    _, table = marshal.loads((cache / "pisa-mm" / ENTRY).read_bytes())
+    return [group for group in table if group.startswith("module ")]
+
+
+def test_without_pyc_files_the_package_is_compiled_once_into_the_cache(tmp_path: Path) -> None:
+    """PYTHONDONTWRITEBYTECODE, as containers set it: an editable install has no .pyc files,
+    and each run compiled every module of the package (three times the run's start-up)."""
+    copy, cache = tmp_path / "tree", tmp_path / "cache"
+    shutil.copytree(ROOT / "pisa_mm", copy / "pisa_mm", ignore=shutil.ignore_patterns("*.pyc"))
+    first = _run_in_copy(copy, cache, PYTHONDONTWRITEBYTECODE="1")
+    assert {"commands/run.py", "events/build.py", "explicit/engine.py"} <= set(first)
+    assert not list(copy.rglob("*.pyc"))  # the tree stays as the variable asks
+    assert set(_run_in_copy(copy, cache, PYTHONDONTWRITEBYTECODE="1")) <= BOOTSTRAP
+    # an edited module is compiled again (its size changed), and only it
+    edited = copy / "pisa_mm" / "commands" / "run.py"
+    edited.write_text(edited.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    third = set(_run_in_copy(copy, cache, PYTHONDONTWRITEBYTECODE="1"))
+    assert "commands/run.py" in third
+    assert third <= BOOTSTRAP | {"commands/run.py"}
+
+
+def test_where_python_writes_pyc_files_the_cache_keeps_no_module(tmp_path: Path) -> None:
+    copy, cache = tmp_path / "tree", tmp_path / "cache"
+    shutil.copytree(ROOT / "pisa_mm", copy / "pisa_mm", ignore=shutil.ignore_patterns("*.pyc"))
+    _run_in_copy(copy, cache)
+    assert list(copy.rglob("*.pyc"))
+    assert _module_groups(cache) == []
+    assert not (set(_run_in_copy(copy, cache)) - {"__init__.py"})  # (not compiled: found)

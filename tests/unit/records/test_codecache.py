@@ -145,11 +145,12 @@ def test_a_source_the_table_lacks_is_compiled_once_per_process(
 
     codes = codecache.Codes()
     codes.stored = {}  # an empty table: every source misses
+    monkeypatch.setattr(codecache, "CODES", codes)
     monkeypatch.setattr(codecache, "compile", counting, raising=False)
     monkeypatch.setattr("atexit.register", lambda fn: fn)  # no save at the test run's exit
     source = "def f():\n    return 1\n"
-    first = codes.compiled(source, "group", "<test>")
-    assert codes.compiled(source, "group", "<test>") is first
+    first = codecache.compiled(source, "group", "<test>")
+    assert codecache.compiled(source, "group", "<test>") is first
     assert compiles == [source]
 
 
