@@ -58,9 +58,12 @@ def _umask() -> int:
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Replace the file at `path` with `data` (text is written as UTF-8), atomically; its
-    directory is created when missing (reports and graphs go to directories of their own)."""
-    import tempfile  # only when writing (it imports random)
+    directory is created when missing (reports and graphs go to directories of their own).
+    A Ctrl-C or SIGTERM during the write takes effect once the temporary file has been
+    renamed into place or removed (runner/guard.signals_deferred)."""
     from pathlib import Path
+
+    from pisa_mm.runner.guard import signals_deferred
 
     target = Path(path)
     # a file name that is no UTF-8 (`bad\xff.litmus`) reaches reports as surrogates: written
@@ -75,10 +78,25 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         mode = target.stat().st_mode & 0o777
     except OSError:
         mode = 0o666 & ~_umask()
+    with signals_deferred():
+        _replace(target, raw, mode, path)
+
+
+def _replace(target: Path, raw: bytes, mode: int, path: str | Path) -> None:
+    # The temporary file's name is known before the file exists: an exception raised in
+    # this thread at any moment (a deadline's OutOfTime) still leaves it to be removed.
     tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        for _ in range(100):
+            tmp = str(target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp")
+            try:
+                fd = os.open(tmp, _CREATE, 0o600)
+                break
+            except FileExistsError:
+                tmp = None
+        else:
+            raise FileExistsError(17, "no free temporary name")
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
@@ -92,6 +110,9 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 
 
 def model_files(*models: Model) -> list[str]:

@@ -30,6 +30,7 @@ __all__ = [
     "interrupt_solvers",
     "interruptible",
     "limited",
+    "signals_deferred",
 ]
 
 _SOLVER = "pisa_mm.smt.solver"
@@ -91,9 +92,17 @@ def _ensure_watcher() -> None:
 received: int | None = None
 
 
+# While above 0, a signal's Interrupted waits for the end of `signals_deferred`'s body.
+_deferring = 0
+_pending: int | None = None
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
-    global received
+    global received, _pending
     received = signum
+    if _deferring:
+        _pending = signum
+        return
     if _in_finaliser(frame):
         # Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__
         # runs often), and the run would go on: deliver the signal again a moment later
@@ -132,6 +141,23 @@ def check_interrupted() -> None:
     interrupt in disguise."""
     if received is not None:
         raise Interrupted(received)
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold back the Interrupted of a SIGINT or SIGTERM that arrives during the body, and
+    raise it when the body is done: a file write must end whole (its temporary file renamed
+    into place or removed), and the body lasts milliseconds. The Interrupted wins over an
+    exception the body raised."""
+    global _deferring, _pending
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+        if not _deferring and _pending is not None:
+            signum, _pending = _pending, None
+            raise Interrupted(signum)
 
 
 @contextmanager
