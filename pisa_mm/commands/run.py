@@ -400,10 +400,12 @@ def make_reporters(
     console: Console,
     model: Model,
     engines: tuple[str, ...] = (),
-    files: Sequence[str] = (),
+    inputs: Sequence[str] = (),
 ) -> list[Reporter]:
     """The outputs of `run`: herd text, and JSON / JUnit / baseline when asked. Add new ones
-    here. The baseline comes first: its count of changed tests is in the summary line."""
+    here. The baseline comes first: its count of changed tests is in the summary line.
+    `inputs`: every file the run reads (tests, expectations, model files), which a
+    recorded baseline must not replace."""
     reporters: list[Reporter] = []
     if args.update_baseline and args.baseline is None:
         raise PisaMMError.at(None, "--update-baseline needs --baseline FILE", "usage")
@@ -418,7 +420,7 @@ def make_reporters(
                 engines=engines,
                 unroll=args.unroll,
                 update=args.update_baseline,
-                inputs=list(files),
+                inputs=list(inputs),
             )
         )
     reporters.append(
@@ -448,9 +450,14 @@ def main(args: argparse.Namespace) -> int:
     model = cached_model(args.model, model_path_of(args))
     # the expectation files are inputs too
     inputs = [*files, *(expected_path(f, model.name) for f in files), *model_files(model)]
-    if args.baseline is not None:
+    baseline_out = args.baseline if args.update_baseline else None
+    if args.baseline is not None and baseline_out is None:
         inputs.append(args.baseline)
-    check_outputs([args.json, args.junit], inputs, dirs=[args.html, args.graphs])
+    check_outputs(
+        [None if args.json == "-" else args.json, args.junit, baseline_out],
+        inputs,
+        dirs=[(args.html, (".html",)), (args.graphs, (".dot", ".svg"))],
+    )
     engines = engine_names(args.engine, model)
     if args.check and args.unroll is not None:
         raise PisaMMError.at(
@@ -465,7 +472,7 @@ def main(args: argparse.Namespace) -> int:
     if args.verdict_only:
         check_verdict_only(args)
     console = Console(len(files), "running")
-    reporters = make_reporters(args, console, model, engines, files)
+    reporters = make_reporters(args, console, model, engines, inputs)
     summary = Summary(engines=engines, model=model.name)
     progress = getattr(args, "progress", "pisa")
     for flag, given in (("--check", args.check), ("--baseline", getattr(args, "baseline", None))):

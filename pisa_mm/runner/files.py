@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from pisa_mm.cat.syntax import Model
 
-__all__ = ["check_outputs", "model_files", "not_regular", "write_atomic"]
+__all__ = ["OutputDir", "check_outputs", "model_files", "not_regular", "write_atomic"]
 
 _KINDS = (
     (stat.S_ISBLK, "a block device"),
@@ -129,32 +129,81 @@ def _write_device(target: Path, raw: bytes) -> None:
         raise PisaMMError.at(None, f"cannot write {target}: {exc.strerror or exc}", "io") from None
 
 
+# An output directory, and the suffixes of the files the run writes directly into it (an
+# HTML report: `.html` pages; execution graphs: `.dot` and `.svg`).
+OutputDir = tuple[str | None, tuple[str, ...]]
+
+
 def check_outputs(
-    outputs: Iterable[str | None], inputs: Iterable[str], dirs: Iterable[str | None] = ()
+    outputs: Iterable[str | None],
+    inputs: Iterable[str],
+    dirs: Iterable[str | OutputDir | None] = (),
 ) -> None:
-    """Before any work: each output path (None and `-`, stdout, skipped) must be writable and
-    must not be one of the run's own inputs, nor a directory; each output directory (`dirs`,
-    None skipped) must be a directory or one that can be made."""
+    """Before any work: each output file (None skipped: not asked for, or stdout) must be
+    writable, must not be one of the run's own inputs, nor a directory, nor another output
+    of the run (two spellings of one file, a link to it, or a file the run writes into one
+    of its output directories: one report would silently replace the other); each output
+    directory (`dirs`, None skipped) must be a directory or one that can be made."""
+    writes: list[tuple[str, tuple[str, ...]]] = []
     for d in dirs:
-        if d is not None:
-            _check_dir(d)
-    files = [out for out in outputs if out is not None and out != "-"]
+        directory, suffixes = d if isinstance(d, tuple) else (d, ())
+        if directory is not None:
+            _check_dir(directory)
+            writes.append((directory, suffixes))
+    files = [out for out in outputs if out is not None]
     if not files:
         return  # resolving thousands of inputs costs more than a small test's run
     from pathlib import Path
 
-    inputs_resolved = {Path(p).resolve() for p in inputs}
+    try:
+        inputs_resolved = {Path(p).resolve() for p in inputs}
+        written = {Path(d).resolve(): suffixes for d, suffixes in writes}
+    except (OSError, RuntimeError):  # an input was read, so this is only a loop of links
+        inputs_resolved, written = set(), {}
+    seen: dict[Path, str] = {}
     for out in files:
-        p = Path(out)
-        if p.resolve() in inputs_resolved:
-            raise PisaMMError.at(None, f"refusing to write over an input of this run: {out}", "io")
-        if what := not_regular(p):
-            raise PisaMMError.at(None, f"cannot write {out}: it is {what}", "io")
-        parent = p.parent if str(p.parent) else Path(".")
-        if not parent.is_dir():
-            raise PisaMMError.at(None, f"cannot write {out}: no directory {parent}", "io")
-        if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-            raise PisaMMError.at(None, f"cannot write {out}: permission denied", "io")
+        try:
+            _check_output(out, inputs_resolved, written, seen)
+        except (OSError, RuntimeError) as exc:  # a name too long, a loop of symlinks
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "a loop of links"
+            raise PisaMMError.at(None, f"cannot write {_shown(out)}: {why}", "io") from None
+
+
+def _shown(path: str) -> str:
+    return path if len(path) <= 80 else path[:77] + "..."
+
+
+def _check_output(
+    out: str,
+    inputs: set[Path],
+    written: dict[Path, tuple[str, ...]],
+    seen: dict[Path, str],
+) -> None:
+    from pathlib import Path
+
+    p = Path(out)
+    real = p.resolve()
+    if real in inputs:
+        raise PisaMMError.at(None, f"refusing to write over an input of this run: {out}", "io")
+    if real in seen:
+        raise PisaMMError.at(
+            None, f"two outputs of this run name one file: {seen[real]} and {out}", "usage"
+        )
+    seen[real] = out
+    if real.suffix in written.get(real.parent, ()):
+        raise PisaMMError.at(
+            None,
+            f"refusing to write {out}: the run writes its {real.suffix} files into "
+            f"{real.parent} (another report would replace it)",
+            "usage",
+        )
+    if what := not_regular(p):
+        raise PisaMMError.at(None, f"cannot write {out}: it is {what}", "io")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise PisaMMError.at(None, f"cannot write {out}: no directory {parent}", "io")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise PisaMMError.at(None, f"cannot write {out}: permission denied", "io")
 
 
 def _check_dir(directory: str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from pisa_mm.runner import files
+from tests.cli_helpers import MP, Capture, pisa_mm, write
 
 ROOT = Path(__file__).resolve().parents[2]
 CORE = ROOT / "pisa_mm" / "cat" / "models" / "pisa-core.cat"
@@ -26,6 +27,121 @@ def no_replace(monkeypatch: pytest.MonkeyPatch) -> None:
         raise AssertionError(f"wrote {path}")
 
     monkeypatch.setattr(files, "_replace", refuse)
+
+
+# ---------------------------------------------------------------- two outputs on one file
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "T.litmus", "--json", "out", "--junit", "out"],
+        ["run", "T.litmus", "--json", "out", "--junit", "sub/../out"],
+        ["run", "T.litmus", "--json", "out", "--junit", "link"],
+        ["run", "T.litmus", "--json", "out", "--baseline", "out", "--update-baseline"],
+        ["query", "T.litmus", "--outcome", "true", "--dot", "out", "--svg", "out"],
+        ["diff", "pisa", "pisa-rc11", "--search", "2", "--json", "out", "--search-out", "link"],
+        ["run", "T.litmus", "--html", "rep", "--json", "rep/index.html"],
+        ["run", "T.litmus", "--graphs", "rep", "--junit", "rep/MP.dot"],
+        ["diff", "pisa", "pisa-rc11", "T.litmus", "--html", "rep", "--json", "rep/x.html"],
+    ],
+)
+def test_two_outputs_on_one_file_are_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture, argv: list[str]
+) -> None:
+    # was: exit 0, one report silently replaced by the other (--json and --junit to one
+    # file kept the JUnit XML; --html's index.html replaced the --json written into it)
+    write(tmp_path, "T.litmus", MP)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "rep").mkdir()
+    (tmp_path / "link").symlink_to("out")
+    monkeypatch.chdir(tmp_path)
+    assert pisa_mm(*argv) == 2
+    err = capsys.readouterr().err
+    assert "[usage]" in err and ("two outputs" in err or "into" in err)
+    assert not (tmp_path / "out").exists()
+    assert list((tmp_path / "rep").iterdir()) == []
+
+
+def test_a_report_beside_an_html_report_is_written(tmp_path: Path, capsys: Capture) -> None:
+    test = write(tmp_path, "T.litmus", MP)
+    rep = tmp_path / "rep"
+    rep.mkdir()
+    assert pisa_mm("run", str(test), "--html", str(rep), "--json", str(rep / "r.json")) == 0
+    assert (rep / "r.json").read_text().startswith("{") and (rep / "index.html").is_file()
+
+
+# ---------------------------------------------------------------- a baseline over an input
+
+
+def test_a_recorded_baseline_never_replaces_a_model_file_or_an_expectation(
+    tmp_path: Path, capsys: Capture, no_replace: None
+) -> None:
+    # was: `--baseline M --update-baseline` replaced the run's model file, the core it
+    # includes, the shipped core (in the installed package) and the test's .expected
+    test = write(tmp_path, "T.litmus", MP)
+    write(tmp_path, "T.litmus.expected", "Test MP+rel+acq Allowed\n")
+    core = write(tmp_path, "core.cat", CORE.read_text())
+    model = write(tmp_path, "m.cat", '"m"\ninclude "stdlib.cat"\n' + _decisions() + "\n")
+    model.write_text(model.read_text() + 'include "core.cat"\n')
+    for argv in (
+        ["--model", str(model), "--baseline", str(model)],
+        ["--model", str(model), "--baseline", str(core)],
+        ["--baseline", str(CORE)],
+        ["--baseline", str(test) + ".expected"],
+    ):
+        assert pisa_mm("run", str(test), *argv, "--update-baseline") == 2, argv
+        assert "refusing to write over an input of this run" in capsys.readouterr().err
+
+
+def _decisions() -> str:
+    pisa = (ROOT / "pisa_mm" / "cat" / "models" / "pisa.cat").read_text()
+    lines = pisa.splitlines()
+    return "\n".join(x for x in lines[1:] if not x.startswith("include"))
+
+
+# ---------------------------------------------------------------- output names
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "T.litmus", "--json"],
+        ["run", "T.litmus", "--junit"],
+        ["run", "T.litmus", "--baseline", "x", "--update-baseline", "--json"],
+        ["query", "T.litmus", "--outcome", "true", "--dot"],
+        ["diff", "pisa", "pisa-rc11", "T.litmus", "--json"],
+    ],
+)
+def test_an_output_name_too_long_is_an_io_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture, argv: list[str]
+) -> None:
+    # was: exit 3 (OSError ENAMETOOLONG from Path.exists in the output check)
+    write(tmp_path, "T.litmus", MP)
+    monkeypatch.chdir(tmp_path)
+    assert pisa_mm(*argv, "a" * 300) == 2
+    err = capsys.readouterr().err
+    assert "File name too long [io]" in err and "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "--junit", "-", "--", "-"],
+        ["run", "--baseline", "-", "--update-baseline", "--", "-"],
+        ["query", "./-", "--outcome", "true", "--dot", "-"],
+    ],
+)
+def test_an_output_named_dash_is_a_file_and_checked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture, argv: list[str]
+) -> None:
+    # was: `-` skipped the checks (it means stdout for `run --json` only), so `--junit -`
+    # and `query --dot -` replaced a test named `-`
+    test = write(tmp_path, "-", MP)
+    monkeypatch.chdir(tmp_path)
+    assert pisa_mm(*argv) == 2
+    assert "refusing to write over an input" in capsys.readouterr().err
+    assert test.read_text() == MP
 
 
 # ---------------------------------------------------------------- interrupted writes
