@@ -277,11 +277,28 @@ def litmus_files(top: str) -> list[str]:
             try:
                 if entry.is_dir(follow_symlinks=False):
                     pending.append(prefix + entry.name + "/")
-                elif entry.name.endswith(".litmus") and entry.is_file():
-                    found.append(prefix + entry.name)
+                elif entry.name.endswith(".litmus"):
+                    if entry.is_symlink():  # whether or not its target exists
+                        _check_link(prefix + entry.name)
+                    if entry.is_file():
+                        found.append(prefix + entry.name)
             except OSError:
                 continue
     return found
+
+
+def _check_link(path: str) -> None:
+    """A test found in a directory may be a link only to a `*.litmus` file: a suite from
+    someone else could otherwise hold `t.litmus -> ~/.ssh/id_rsa`, and the diagnostics and
+    reports (HTML pages show a bad test's text) would print that file. Refused before it is
+    read, without saying whether the target exists."""
+    if not os.path.realpath(path).endswith(".litmus"):
+        raise PisaMMError.at(
+            None,
+            f"{path}: a link to a file that is not a *.litmus file; not read (name the file "
+            "itself to run it)",
+            "io",
+        )
 
 
 def make_jobs(

@@ -182,3 +182,44 @@ def test_a_signal_during_a_write_leaves_the_old_file_or_the_new_one(
     assert done.stdout.strip() == "interrupted 2", done.stderr
     assert [p.name for p in tmp_path.iterdir()] == [target.name]
     assert target.read_text() in ("old", "new")
+
+
+# ---------------------------------------------------------------- links in a suite
+
+
+def test_a_suite_link_to_a_file_that_is_no_test_is_never_read(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    # was: `run DIR` with `DIR/t.litmus -> ~/.ssh/id_rsa` quoted the key's first line in
+    # its diagnostic and JUnit report, and --html copied the whole file into a page
+    secret = write(tmp_path, "secret.txt", "SECRET first line\nSECRET second line\n")
+    suite = tmp_path / "suite"
+    write(suite, "A.litmus", MP)
+    (suite / "t.litmus").symlink_to(secret)
+    for argv in (
+        ["run", str(suite), "--html", str(tmp_path / "h")],
+        ["parse", str(suite)],
+        ["promote", str(suite)],
+        ["crossval", str(suite)],
+        ["diff", "pisa", "pisa-rc11", str(suite)],
+        ["import", "-o", str(tmp_path / "imp"), str(suite)],
+    ):
+        assert pisa_mm(*argv) == 2, argv
+        out, err = capsys.readouterr()
+        assert "t.litmus: a link to a file that is not a *.litmus file" in err
+        assert "SECRET" not in out + err
+    assert not (tmp_path / "h").exists() and not (suite / "A.litmus.expected").exists()
+    # the same answer whether or not the target exists
+    (suite / "t.litmus").unlink()
+    (suite / "t.litmus").symlink_to(tmp_path / "missing.txt")
+    assert pisa_mm("run", str(suite)) == 2
+    assert "t.litmus: a link to a file that is not a *.litmus file" in capsys.readouterr().err
+
+
+def test_a_suite_link_to_a_test_is_run(tmp_path: Path, capsys: Capture) -> None:
+    test = write(tmp_path / "tests", "MP.litmus", MP)
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    (suite / "Mine.litmus").symlink_to(test)
+    assert pisa_mm("run", "--no-time", str(suite)) == 0
+    assert "1 tests, 0 ok, 0 failed, 1 without expectation" in "".join(capsys.readouterr())
