@@ -223,3 +223,26 @@ def test_a_suite_link_to_a_test_is_run(tmp_path: Path, capsys: Capture) -> None:
     (suite / "Mine.litmus").symlink_to(test)
     assert pisa_mm("run", "--no-time", str(suite)) == 0
     assert "1 tests, 0 ok, 0 failed, 1 without expectation" in "".join(capsys.readouterr())
+
+
+# ---------------------------------------------------------------- gen --name
+
+
+@pytest.mark.parametrize("name", ["../../escaped", "/tmp/abs", "a/b", "", "x\ny", "..", "a b"])
+def test_gen_refuses_a_name_that_is_no_test_name(
+    tmp_path: Path, capsys: Capture, name: str
+) -> None:
+    # was: `gen MP -o DIR --name ../../x` wrote x.litmus two levels above DIR/MP, and a
+    # name with `/`, a space or a newline wrote a test whose `PISA` line does not parse
+    out = tmp_path / "a" / "b" / "out"
+    assert pisa_mm("gen", "MP", "-o", str(out), f"--name={name}") == 2
+    assert "[usage]" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == []
+
+
+def test_gen_writes_a_test_under_a_given_name(tmp_path: Path, capsys: Capture) -> None:
+    assert pisa_mm("gen", "MP", "-o", str(tmp_path), "--name", "My.test+1") == 0
+    written = tmp_path / "MP" / "My.test+1.litmus"
+    assert written.read_text().startswith("PISA My.test+1\n")
+    capsys.readouterr()
+    assert pisa_mm("parse", str(written)) == 0
