@@ -246,3 +246,23 @@ def test_gen_writes_a_test_under_a_given_name(tmp_path: Path, capsys: Capture) -
     assert written.read_text().startswith("PISA My.test+1\n")
     capsys.readouterr()
     assert pisa_mm("parse", str(written)) == 0
+
+
+# ---------------------------------------------------------------- invalid-address in trace
+
+
+def test_trace_reports_a_wild_access_whatever_the_answer(capsys: Capture) -> None:
+    # was: the outcome reached, trace said nothing of the schedule in which P1 reads the
+    # null pointer (query reports it whatever the answer)
+    assert pisa_mm("trace", str(PUBLISH_NULL), "--outcome", "P1:%r1 == 1") == 0
+    out = capsys.readouterr().out
+    assert "Final state: P1:%r1=1;" in out
+    assert "Flag invalid-address: another schedule reaches an invalid address" in out
+    assert "address 0x0 is no location: undefined, P1 stops" in out
+    assert out.rstrip().endswith("State at the invalid access: P1:%r1=0;")
+
+
+def test_trace_of_a_test_without_wild_access_has_no_flag(capsys: Capture) -> None:
+    test = ROOT / "litmus" / "pisa" / "mp" / "MP+rel.gpu+acq.gpu.litmus"
+    assert pisa_mm("trace", str(test), "--outcome", "P1:%r0 == 1") == 0
+    assert "invalid-address" not in capsys.readouterr().out
