@@ -266,3 +266,24 @@ def test_trace_of_a_test_without_wild_access_has_no_flag(capsys: Capture) -> Non
     test = ROOT / "litmus" / "pisa" / "mp" / "MP+rel.gpu+acq.gpu.litmus"
     assert pisa_mm("trace", str(test), "--outcome", "P1:%r0 == 1") == 0
     assert "invalid-address" not in capsys.readouterr().out
+
+
+# ---------------------------------------------------------------- metadata and the machine
+
+
+def test_the_machine_contradicting_metadata_fails(tmp_path: Path, capsys: Capture) -> None:
+    # was: `expect = No` and the machine reaching the exists: "1 ok" (the machine's
+    # verdict was not compared at all, though an Ok it finds is an Ok of the model)
+    def test(expect: str, condition: str) -> Path:
+        text = MP.replace("PISA MP+rel+acq\n", f"PISA MP+rel+acq\nexpect = {expect}\n")
+        return write(
+            tmp_path, "T.litmus", text.replace("exists (P1:%r0 == 1 /\\ P1:%r1 == 0)", condition)
+        )
+
+    assert pisa_mm("run", "--engine", "operational", str(test("No", "exists (P1:%r1 == 0)"))) == 1
+    assert "verdict: metadata expects No, operational Ok" in capsys.readouterr().err
+    assert pisa_mm("run", "--engine", "operational", str(test("Ok", "~exists (P1:%r1 == 0)"))) == 1
+    assert "verdict: metadata expects Ok, operational No" in capsys.readouterr().err
+    # a verdict no execution of the machine witnesses (its No may miss executions of the
+    # model) is not compared
+    assert pisa_mm("run", "--engine", "operational", str(test("Ok", "exists (false)"))) == 0
