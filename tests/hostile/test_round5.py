@@ -289,7 +289,83 @@ def test_the_machine_contradicting_metadata_fails(tmp_path: Path, capsys: Captur
     assert pisa_mm("run", "--engine", "operational", str(test("Ok", "exists (false)"))) == 0
 
 
-# ---------------------------------------------------------------- gotos and braces
+# ---------------------------------------------------------------- paths, registers, gotos
+
+SPIN = (ROOT / "litmus" / "pisa" / "loop" / "MP+spin+acq.litmus").read_text()
+GUARD = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+from pisa_mm.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def _nested_loops(unroll: int) -> str:
+    """A loop with two back-edges: its paths grow exponentially with the bound."""
+    return f"""PISA Nested
+unroll = {unroll}
+{{
+  .global .32b @x = 0;
+}}
+P0 @ wg 0 {{
+  st.global.relaxed.32b [@x], 1;
+}}
+P1 @ wg 1 {{
+  .pred %p;
+outer:
+inner:
+  ld.global.relaxed.32b %r1, [@x];
+  ucmp.eq.32b %p, %r1, 0;
+  goto.cond %p, inner;
+  goto.cond %p, outer;
+}}
+exists (true)
+"""
+
+
+def test_a_loop_with_two_back_edges_stops_at_the_path_limit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # was: `parse` of this 300-byte test at unroll 16 ran past 100 s and 2 GB (parse has no
+    # budget; run ended as Unknown after 50 s and 1.5 GB)
+    from pisa_mm.errors import PisaMMError
+    from pisa_mm.events import build as builder
+    from pisa_mm.litmus import parse_test
+
+    monkeypatch.setattr(builder, "MAX_PATH_ENTRIES", 20_000)  # the real one takes 7 s
+    test = parse_test(_nested_loops(16), "Nested.litmus")
+    with pytest.raises(PisaMMError) as caught:
+        builder.build(test, unroll=16)
+    text = caught.value.render({"Nested.litmus": test.source})
+    assert "Nested.litmus:9:1: error: the test unrolls into more than 20000 events" in text
+    assert "P1 at unroll 16): lower the unroll bound" in text
+    assert text.rstrip().endswith("[limit]\nP1 @ wg 1 {\n^")
+    assert builder.build(test, unroll=3).threads[1].paths  # a small bound still builds
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # 4,096 registers at unroll 256: 257 paths x 4,096 final registers
+        "".join(f"  .reg .32b %q{i}_<0~1024>;\n" for i in range(4)),
+        # 5,000 registers written before the loop (20,000: 2 GB and 24 s to `parse` before)
+        "".join(f"  mov.32b %q{i}, 0;\n" for i in range(5_000)),
+    ],
+)
+def test_a_spin_loop_over_thousands_of_registers_stops_at_the_path_limit(
+    tmp_path: Path, body: str
+) -> None:
+    text = SPIN.replace("flags = none", "flags = none\nunroll = 256")
+    test = write(
+        tmp_path, "T.litmus", text.replace("  .pred %p0;\nspin:", f"  .pred %p0;\n{body}spin:")
+    )
+    for argv in (["parse", str(test)], ["run", "--engine", "operational", str(test)]):
+        done = subprocess.run(
+            [sys.executable, "-c", GUARD, *argv], capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert "events and final registers on its paths" in done.stderr
+        assert "[limit]" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_a_chain_of_gotos_builds_in_linear_time() -> None:
