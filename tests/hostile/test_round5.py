@@ -399,3 +399,25 @@ def test_a_missing_brace_after_many_threads_is_reported_in_linear_time() -> None
     with pytest.raises(PisaMMError):
         parse_test(text, "X.litmus")
     assert time.process_time() - start < 12  # 1.6 s
+
+
+# ---------------------------------------------------------------- control characters
+
+
+def test_control_characters_of_a_hostile_file_never_reach_the_terminal(
+    tmp_path: Path, capsys: Capture
+) -> None:
+    # was: the quoted source line, the include path of a model and the file's own name were
+    # printed raw: `PISA X<ESC>[2J` cleared the screen, `<ESC>]0;...<BEL>` retitled it
+    name = "a\x1b[31mred.litmus"
+    test = write(tmp_path, name, "PISA X\x1b[2J\x07\n")
+    model = write(tmp_path, "m.cat", '"m"\ninclude "\x1b]52;c;QUFB\x07.cat"\n')
+    for argv in (["run", str(test)], ["run", "--model", str(model), str(tmp_path / name)]):
+        assert pisa_mm(*argv) == 2
+        out, err = capsys.readouterr()
+        assert not any(c in out + err for c in "\x1b\x07"), err
+        assert "\ufffd" in err
+    assert pisa_mm("parse", str(test)) == 2
+    err = capsys.readouterr().err
+    line, caret = err.splitlines()[1:3]
+    assert line == "PISA X\ufffd[2J\ufffd" and caret == "      ^"  # the caret under the ESC
