@@ -145,12 +145,16 @@ def check_outputs(
     of its output directories: one report would silently replace the other); each output
     directory (`dirs`, None skipped) must be a directory or one that can be made."""
     writes: list[tuple[str, tuple[str, ...]]] = []
+    files = [out for out in outputs if out is not None]
     for d in dirs:
         directory, suffixes = d if isinstance(d, tuple) else (d, ())
         if directory is not None:
-            _check_dir(directory)
             writes.append((directory, suffixes))
-    files = [out for out in outputs if out is not None]
+    if any(not name for name in (*files, *(d for d, _ in writes))):
+        # `--html "$OUT"` with OUT unset: the current directory would be sprayed with files
+        raise PisaMMError.at(None, "an output file or directory named by an empty string", "usage")
+    for directory, _ in writes:
+        _check_dir(directory)
     if not files:
         return  # resolving thousands of inputs costs more than a small test's run
     from pathlib import Path

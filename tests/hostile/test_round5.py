@@ -71,6 +71,31 @@ def test_a_report_beside_an_html_report_is_written(tmp_path: Path, capsys: Captu
     assert (rep / "r.json").read_text().startswith("{") and (rep / "index.html").is_file()
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["run", "T.litmus", "--html", ""],
+        ["run", "T.litmus", "--graphs", ""],
+        ["run", "T.litmus", "--json", ""],
+        ["diff", "pisa", "pisa-rc11", "T.litmus", "--html", ""],
+        ["gen", "MP", "-o", ""],
+        ["import", "-o", "", "C11.litmus"],
+    ],
+)
+def test_an_empty_output_name_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: Capture, argv: list[str]
+) -> None:
+    # was: `--html ""` (an unset variable) wrote index.html and a page per test into the
+    # current directory, `gen -o ""` wrote MP/..., `import -o ""` the imported tests
+    write(tmp_path, "T.litmus", MP)
+    c11 = ROOT / "tests" / "data" / "import" / "c11" / "SB+rlx.litmus"
+    write(tmp_path, "C11.litmus", c11.read_text())
+    monkeypatch.chdir(tmp_path)
+    assert pisa_mm(*argv) == 2
+    assert "empty string [usage]" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["C11.litmus", "T.litmus"]
+
+
 # ---------------------------------------------------------------- a baseline over an input
 
 
