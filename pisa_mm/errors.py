@@ -25,6 +25,12 @@ _CLIP = 60
 _LONG = 160
 _LINE = 300
 _LONG_WORD = re.compile(r"\S{" + str(_LONG + 1) + ",}")
+# Control characters of a hostile file (or its name) would reach the terminal raw from a
+# quoted source line or message: an escape sequence can clear the screen, retitle the
+# window or write the clipboard. Each is shown as U+FFFD, one column, so the caret stays
+# under its token. Tab and newline are the diagnostic's own.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
 _ASCII_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)")
 
 
@@ -63,7 +69,7 @@ class Diagnostic:
         where = f"{self.span}: " if self.span is not None else ""
         code = f" [{self.code}]" if self.code else ""
         message = _LONG_WORD.sub(lambda m: clip(m.group(0)), self.message)
-        head = f"{where}{self.severity.value}: {message}{code}"
+        head = _CONTROL.sub("\ufffd", f"{where}{self.severity.value}: {message}{code}")
         if self.span is None or source is None:
             return head
         lines = source.splitlines()
@@ -83,7 +89,7 @@ class Diagnostic:
             col = col - start + len(prefix)
             width = min(width, end - (self.span.col - 1))
         caret = " " * (col - 1) + "^" + "~" * (width - 1)
-        return f"{head}\n{text}\n{caret}"
+        return f"{head}\n{_CONTROL.sub(chr(0xFFFD), text)}\n{caret}"
 
 
 def clip(text: str, limit: int = _CLIP) -> str:

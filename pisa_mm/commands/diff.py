@@ -92,7 +92,7 @@ def main(args: argparse.Namespace) -> int:
     engines = engine_names("exact" if args.engine == "all" else args.engine, old)
     names = (f"old ({args.old})", f"new ({args.new})")
     inputs = [*files, *model_files(old, new)]
-    check_outputs([args.json, args.search_out], inputs, dirs=[args.html])
+    check_outputs([args.json, args.search_out], inputs, dirs=[(args.html, (".html",))])
     if same_model(old, new):
         print(
             f"{args.old} and {args.new} are the same model (the same text once loaded): "

@@ -219,6 +219,21 @@ def sources(args: argparse.Namespace) -> list[Source]:
     return out
 
 
+def _check_name(name: str) -> None:
+    """`--name` is a test name (`PISA NAME`, and the file NAME.litmus under `-o`): the
+    characters the litmus format allows, so that the test reads back and its file stays in
+    the output directory (`../x`, `/tmp/x`, a newline)."""
+    import re
+
+    if not re.fullmatch(r"[A-Za-z0-9_.+\-]+", name) or set(name) == {"."}:
+        shown = name if len(name) <= 80 else name[:77] + "..."
+        raise PisaMMError.at(
+            None,
+            f"--name {shown!r}: a test name is letters, digits and `_ . + -` (not only dots)",
+            "usage",
+        )
+
+
 def main(args: argparse.Namespace) -> int:
     """Exit 0 when tests were generated, 1 when every combination was skipped, 2 bad input."""
     if args.list_shapes:
@@ -233,6 +248,8 @@ def main(args: argparse.Namespace) -> int:
     from pisa_mm.gen.sweep import generate
     from pisa_mm.runner.files import check_outputs, write_atomic
 
+    if args.name is not None:
+        _check_name(args.name)
     check_outputs([], [], dirs=[args.output])
     tests, summary = generate(srcs, parse_sweep(args), args.max)
     if args.name is not None:

@@ -28,6 +28,8 @@ from pisa_mm.runner.job import Spent, under_budget
 from pisa_mm.runner.options import add_budget_arguments, budget_of
 from pisa_mm.runner.outcome import Exit
 
+Run = tuple[list[Step], Final]  # a schedule and the state it ends in
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("test", metavar="TEST", help="a litmus file")
@@ -49,9 +51,11 @@ def main(args: argparse.Namespace) -> int:
     budget ran out."""
     started: list[bool] = []
 
-    def search() -> tuple[tuple[list[Step], Final] | None, bool, str]:
-        """A complete run, else a cut one; the reason when neither reaches the outcome.
-        All of it under the budget: a huge test's parse is per-test work too."""
+    def search() -> tuple[Run | None, bool, str, Run | None]:
+        """A complete run, else a cut one; the reason when neither reaches the outcome; and
+        a run that reaches an invalid address, when the test may have one (whatever the
+        answer, as `query` says it). All of it under the budget: a huge test's parse is
+        per-test work too."""
         test = load_test(args.test, strict=args.strict)
         for w in test.warnings:
             print(w, file=sys.stderr)
@@ -64,46 +68,55 @@ def main(args: argparse.Namespace) -> int:
         obs = tuple(dict.fromkeys((*observables(test), *asked)))
         print(f"Test {test.name}: outcome {prop_text(prop)} (unroll {unroll})")
         started.append(True)
+        es = build(test, unroll=unroll)
+        # an access may have an invalid address: never a silent answer
+        wild = any(e.kind is Kind.EXIT and e.addr is not None for e in es.events)
+        bad = find_run(machine, obs, lambda f: f.ended) if wild else None
         complete = find_run(machine, obs, lambda f: f.complete and eval_prop(prop, dict(f.values)))
         if complete is not None:
-            return complete, False, ""
+            return complete, False, "", bad
         cut = find_run(machine, obs, lambda f: f.cut and eval_prop(prop, dict(f.values)))
         if cut is not None:
-            return cut, True, ""
-        es = build(test, unroll=unroll)
-        reason = why_unreachable(test, es, prop)
-        if any(e.kind is Kind.EXIT and e.addr is not None for e in es.events):
-            # an access may have an invalid address: never a silent "unreachable"
-            bad = find_run(machine, obs, lambda f: f.ended)
-            if bad is not None:
-                return bad, False, reason
-        return None, False, reason
+            return cut, True, "", bad
+        return None, False, why_unreachable(test, es, prop), bad
 
     try:
-        found, only_cut, reason = under_budget(budget_of(args), search)
+        found, only_cut, reason, bad = under_budget(budget_of(args), search)
     except Spent as spent:
         if not started:  # before the test was read: its path and the proposition as given
             print(f"Test {args.test}: outcome {args.outcome}")
         print(f"Unknown ({spent.message})")
         return int(Exit.UNKNOWN)
     code = 0
-    if found is None or found[1].ended:
+    if found is None:
         print("No schedule of the operational machine reaches this outcome.")
         print(reason)
-        if found is None:
+        if bad is None:
             return 1
         print(
             "Flag invalid-address: this schedule reaches an invalid address instead "
             "(undefined behaviour); the work-item stops there, with no final state:"
         )
-        code = 1
+        _print_run(bad)
+        return 1
     if only_cut:
         print(
             "Only runs cut by the unroll bound reach these values: they are not a final "
             "state (a larger --unroll may show whether a complete run does). A cut run:"
         )
         code = int(Exit.CUT)
-    steps, final = found
+    _print_run(found)
+    if bad is not None:
+        print(
+            "Flag invalid-address: another schedule reaches an invalid address (undefined "
+            "behaviour); the work-item stops there, with no final state:"
+        )
+        _print_run(bad)
+    return code
+
+
+def _print_run(run: Run) -> None:
+    steps, final = run
     for i, step in enumerate(steps, 1):
         lines = str(step).split("\n")
         print(f"{i:>3}. {lines[0]}")
@@ -113,7 +126,6 @@ def main(args: argparse.Namespace) -> int:
     if final.ended:
         label = "State at the invalid access"
     print(f"{label}: {make_state(dict(final.values))}")
-    return code
 
 
 def why_unreachable(test: LitmusTest, es: EventStructure, prop: Prop) -> str:

@@ -20,6 +20,7 @@ from pisa_mm.events.model import (
     ThreadStructure,
 )
 from pisa_mm.events.shift import shift_pairs
+from pisa_mm.hints import NoReturn
 from pisa_mm.litmus.decode.declarations import MAX_UNROLL, unroll_limit_message
 from pisa_mm.litmus.program import (
     AddrOf,
@@ -235,6 +236,15 @@ class _State:
         )
 
 
+# The events and final registers the paths of one test may hold in all: each path lists its
+# events and every register's final value, and the paths are made eagerly, before any
+# budget can act. A spin loop at the largest bound (256) takes about 100,000; a loop with
+# two back-edges has exponentially many paths in the bound (at 16: over 100 s and 2 GB
+# before this limit, 7 s to reach it), and a spin loop at 256 over 20,000 registers
+# 5,000,000 (2 GB to `parse`).
+MAX_PATH_ENTRIES = 1 << 20
+
+
 class _Builder:
     """Accumulates the threads' events.
 
@@ -271,6 +281,7 @@ class _Builder:
         self.aso: set[tuple[int, int]] = set()
         self.async_ids: set[int] = set()
         self.paths: list[list[Path]] = []
+        self.entries = 0  # the events and final registers of every path so far
         # syntactic sources of each event's address, written value and control (events/deps)
         self.src_addr: dict[int, dp.Sources] = {}
         self.src_data: dict[int, dp.Sources] = {}
@@ -364,9 +375,22 @@ class _Builder:
         st.events.append(eid)
         if st.completed:
             self.aso.update((a, eid) for a in st.completed)
+        self.entries += len(st.events) + len(st.regs)
+        if self.entries > MAX_PATH_ENTRIES:
+            self._too_many_paths(thread)
         final = tuple(sorted(st.regs.items()))
         events = tuple(e + self.first for e in st.events)
         self.paths[thread].append(Path(events, st.guard, final, returned, cut, invalid))
+
+    def _too_many_paths(self, thread: int) -> NoReturn:
+        paths = sum(len(p) for p in self.paths) + 1
+        raise PisaMMError.at(
+            self.test.threads[thread].span,
+            f"the test unrolls into more than {MAX_PATH_ENTRIES} events and final registers "
+            f"on its paths ({paths} paths so far, P{thread} at unroll {self.unroll}): lower "
+            "the unroll bound, or use fewer branches or registers",
+            "limit",
+        )
 
     # ------------------------------------------------------------ memory resolution
 

@@ -150,23 +150,34 @@ _KEYWORDS = ("exists", "~exists", "forall", "locations")
 
 
 def _open_braces(text: str, end: int) -> list[int]:
-    """Line numbers of the `{` still open at offset `end` (comments and strings skipped)."""
+    """Line numbers of the `{` still open at offset `end` (comments and strings skipped).
+    One pass, the line counted on the way (counting from the start at each `{` made an
+    error after 64,000 threads take 9 s)."""
     stack: list[int] = []
-    pos = 0
+    pos, line = 0, 1
     for m in _SKIPPED.finditer(text, 0, end):
-        _count_braces(text, pos, m.start(), stack)
+        line = _count_braces(text, pos, m.start(), stack, line)
+        line += text.count("\n", m.start(), m.end())
         pos = m.end()
-    _count_braces(text, pos, end, stack)
+    _count_braces(text, pos, end, stack, line)
     return stack
 
 
-def _count_braces(text: str, start: int, end: int, stack: list[int]) -> None:
-    for i in range(start, end):
-        ch = text[i]
-        if ch == "{":
-            stack.append(text.count("\n", 0, i) + 1)
-        elif ch == "}" and stack:
+_BRACE_OR_NEWLINE = re.compile(r"[{}\n]")
+
+
+def _count_braces(text: str, start: int, end: int, stack: list[int], line: int) -> int:
+    """Push the line of each `{` and pop at each `}` of text[start:end], which begins on
+    `line`; the line it ends on."""
+    for m in _BRACE_OR_NEWLINE.finditer(text, start, end):
+        ch = m.group()
+        if ch == "\n":
+            line += 1
+        elif ch == "{":
+            stack.append(line)
+        elif stack:
             stack.pop()
+    return line
 
 
 def _newcomer_error(line: int, text: str, path: str) -> PisaMMError | None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from pisa_mm.cat.syntax import Model
 
-__all__ = ["check_outputs", "model_files", "not_regular", "write_atomic"]
+__all__ = ["OutputDir", "check_outputs", "model_files", "not_regular", "write_atomic"]
 
 _KINDS = (
     (stat.S_ISBLK, "a block device"),
@@ -58,9 +58,12 @@ def _umask() -> int:
 
 def write_atomic(path: str | Path, data: str | bytes) -> None:
     """Replace the file at `path` with `data` (text is written as UTF-8), atomically; its
-    directory is created when missing (reports and graphs go to directories of their own)."""
-    import tempfile  # only when writing (it imports random)
+    directory is created when missing (reports and graphs go to directories of their own).
+    A Ctrl-C or SIGTERM during the write takes effect once the temporary file has been
+    renamed into place or removed (runner/guard.signals_deferred)."""
     from pathlib import Path
+
+    from pisa_mm.runner.guard import signals_deferred
 
     target = Path(path)
     # a file name that is no UTF-8 (`bad\xff.litmus`) reaches reports as surrogates: written
@@ -75,10 +78,25 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         mode = target.stat().st_mode & 0o777
     except OSError:
         mode = 0o666 & ~_umask()
+    with signals_deferred():
+        _replace(target, raw, mode, path)
+
+
+def _replace(target: Path, raw: bytes, mode: int, path: str | Path) -> None:
+    # The temporary file's name is known before the file exists: an exception raised in
+    # this thread at any moment (a deadline's OutOfTime) still leaves it to be removed.
     tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        for _ in range(100):
+            tmp = str(target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp")
+            try:
+                fd = os.open(tmp, _CREATE, 0o600)
+                break
+            except FileExistsError:
+                tmp = None
+        else:
+            raise FileExistsError(17, "no free temporary name")
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
@@ -92,6 +110,9 @@ def write_atomic(path: str | Path, data: str | bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+_CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
 
 
 def model_files(*models: Model) -> list[str]:
@@ -108,32 +129,85 @@ def _write_device(target: Path, raw: bytes) -> None:
         raise PisaMMError.at(None, f"cannot write {target}: {exc.strerror or exc}", "io") from None
 
 
+# An output directory, and the suffixes of the files the run writes directly into it (an
+# HTML report: `.html` pages; execution graphs: `.dot` and `.svg`).
+OutputDir = tuple[str | None, tuple[str, ...]]
+
+
 def check_outputs(
-    outputs: Iterable[str | None], inputs: Iterable[str], dirs: Iterable[str | None] = ()
+    outputs: Iterable[str | None],
+    inputs: Iterable[str],
+    dirs: Iterable[str | OutputDir | None] = (),
 ) -> None:
-    """Before any work: each output path (None and `-`, stdout, skipped) must be writable and
-    must not be one of the run's own inputs, nor a directory; each output directory (`dirs`,
-    None skipped) must be a directory or one that can be made."""
+    """Before any work: each output file (None skipped: not asked for, or stdout) must be
+    writable, must not be one of the run's own inputs, nor a directory, nor another output
+    of the run (two spellings of one file, a link to it, or a file the run writes into one
+    of its output directories: one report would silently replace the other); each output
+    directory (`dirs`, None skipped) must be a directory or one that can be made."""
+    writes: list[tuple[str, tuple[str, ...]]] = []
+    files = [out for out in outputs if out is not None]
     for d in dirs:
-        if d is not None:
-            _check_dir(d)
-    files = [out for out in outputs if out is not None and out != "-"]
+        directory, suffixes = d if isinstance(d, tuple) else (d, ())
+        if directory is not None:
+            writes.append((directory, suffixes))
+    if any(not name for name in (*files, *(d for d, _ in writes))):
+        # `--html "$OUT"` with OUT unset: the current directory would be sprayed with files
+        raise PisaMMError.at(None, "an output file or directory named by an empty string", "usage")
+    for directory, _ in writes:
+        _check_dir(directory)
     if not files:
         return  # resolving thousands of inputs costs more than a small test's run
     from pathlib import Path
 
-    inputs_resolved = {Path(p).resolve() for p in inputs}
+    try:
+        inputs_resolved = {Path(p).resolve() for p in inputs}
+        written = {Path(d).resolve(): suffixes for d, suffixes in writes}
+    except (OSError, RuntimeError):  # an input was read, so this is only a loop of links
+        inputs_resolved, written = set(), {}
+    seen: dict[Path, str] = {}
     for out in files:
-        p = Path(out)
-        if p.resolve() in inputs_resolved:
-            raise PisaMMError.at(None, f"refusing to write over an input of this run: {out}", "io")
-        if what := not_regular(p):
-            raise PisaMMError.at(None, f"cannot write {out}: it is {what}", "io")
-        parent = p.parent if str(p.parent) else Path(".")
-        if not parent.is_dir():
-            raise PisaMMError.at(None, f"cannot write {out}: no directory {parent}", "io")
-        if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
-            raise PisaMMError.at(None, f"cannot write {out}: permission denied", "io")
+        try:
+            _check_output(out, inputs_resolved, written, seen)
+        except (OSError, RuntimeError) as exc:  # a name too long, a loop of symlinks
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "a loop of links"
+            raise PisaMMError.at(None, f"cannot write {_shown(out)}: {why}", "io") from None
+
+
+def _shown(path: str) -> str:
+    return path if len(path) <= 80 else path[:77] + "..."
+
+
+def _check_output(
+    out: str,
+    inputs: set[Path],
+    written: dict[Path, tuple[str, ...]],
+    seen: dict[Path, str],
+) -> None:
+    from pathlib import Path
+
+    p = Path(out)
+    real = p.resolve()
+    if real in inputs:
+        raise PisaMMError.at(None, f"refusing to write over an input of this run: {out}", "io")
+    if real in seen:
+        raise PisaMMError.at(
+            None, f"two outputs of this run name one file: {seen[real]} and {out}", "usage"
+        )
+    seen[real] = out
+    if real.suffix in written.get(real.parent, ()):
+        raise PisaMMError.at(
+            None,
+            f"refusing to write {out}: the run writes its {real.suffix} files into "
+            f"{real.parent} (another report would replace it)",
+            "usage",
+        )
+    if what := not_regular(p):
+        raise PisaMMError.at(None, f"cannot write {out}: it is {what}", "io")
+    parent = p.parent if str(p.parent) else Path(".")
+    if not parent.is_dir():
+        raise PisaMMError.at(None, f"cannot write {out}: no directory {parent}", "io")
+    if not os.access(parent, os.W_OK) or (p.exists() and not os.access(p, os.W_OK)):
+        raise PisaMMError.at(None, f"cannot write {out}: permission denied", "io")
 
 
 def _check_dir(directory: str) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "interrupt_solvers",
     "interruptible",
     "limited",
+    "signals_deferred",
 ]
 
 _SOLVER = "pisa_mm.smt.solver"
@@ -91,9 +92,17 @@ def _ensure_watcher() -> None:
 received: int | None = None
 
 
+# While above 0, a signal's Interrupted waits for the end of `signals_deferred`'s body.
+_deferring = 0
+_pending: int | None = None
+
+
 def _raise_interrupted(signum: int, frame: FrameType | None) -> None:
-    global received
+    global received, _pending
     received = signum
+    if _deferring:
+        _pending = signum
+        return
     if _in_finaliser(frame):
         # Python prints and drops an exception raised in a finaliser (z3's AstRef.__del__
         # runs often), and the run would go on: deliver the signal again a moment later
@@ -132,6 +141,23 @@ def check_interrupted() -> None:
     interrupt in disguise."""
     if received is not None:
         raise Interrupted(received)
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold back the Interrupted of a SIGINT or SIGTERM that arrives during the body, and
+    raise it when the body is done: a file write must end whole (its temporary file renamed
+    into place or removed), and the body lasts milliseconds. The Interrupted wins over an
+    exception the body raised."""
+    global _deferring, _pending
+    _deferring += 1
+    try:
+        yield
+    finally:
+        _deferring -= 1
+        if not _deferring and _pending is not None:
+            signum, _pending = _pending, None
+            raise Interrupted(signum)
 
 
 @contextmanager
@@ -299,24 +325,26 @@ class _Watchdog:
     tests fell from 921 to 630 tests/s once every test had the default deadline). This
     thread sleeps until the earliest deadline it knows of and is woken only when a new one
     is earlier than that: tests that end before their deadline (nearly all) cost a lock and
-    a dict entry, and the thread wakes about once per budget, not once per test.
+    a dict entry, and the thread wakes about once per budget, not once per test (and every
+    _MEMORY_POLL seconds while a test with a memory budget runs: once per 50 ms, not once
+    per test either).
     """
 
     def __init__(self) -> None:
         self.pid = os.getpid()
         self.cond = threading.Condition(threading.Lock())
-        self.due: dict[_Deadline, float] = {}
+        self.due: dict[_Deadline | _MemoryWatch, float] = {}
         self.wake: float | None = None  # when the thread next wakes; None: when notified
         threading.Thread(target=self.watch, name="pisa-mm-watchdog", daemon=True).start()
 
-    def add(self, deadline: _Deadline, when: float) -> None:
+    def add(self, deadline: _Deadline | _MemoryWatch, when: float) -> None:
         with self.cond:
             self.due[deadline] = when
             if self.wake is None or when < self.wake:
                 self.wake = when
                 self.cond.notify()
 
-    def remove(self, deadline: _Deadline) -> None:
+    def remove(self, deadline: _Deadline | _MemoryWatch) -> None:
         with self.cond:
             self.due.pop(deadline, None)  # the thread may wake for nothing: that is cheap
 
@@ -333,6 +361,53 @@ class _Watchdog:
                     continue
             for deadline in ready:  # outside the lock: `fire` waits for the deadline's own
                 deadline.fire()  # lock and calls into Z3, and must not hold up other tests
+
+
+# A memory budget is watched from below as well: past _SOFT of it, the guarded thread gets a
+# MemoryError. At the hard limit (RLIMIT_AS) an allocation fails wherever it happens, and one
+# failing inside z3's native code can kill the process (SIGSEGV, 1 run in 3 of `query` on a
+# thread of 4,000 stores, in the encoding) instead of raising; in a worker the pool reads
+# that death as the memory limit, but in the command's own process (query, trace, a run
+# without --timeout) it ends the command.
+_SOFT = 0.9
+_MEMORY_POLL = 0.05  # seconds between two looks at the address space
+
+
+class _MemoryWatch:
+    """Raises MemoryError in the guarded thread, and interrupts Z3, when the process's
+    address space passes `soft` bytes. The watchdog calls `fire` every _MEMORY_POLL seconds
+    while it is active; it fires again while the space stays over (a finaliser may have
+    dropped the first MemoryError)."""
+
+    def __init__(self, soft: int) -> None:
+        self.soft = soft
+        self.thread = threading.get_ident()
+        self.lock = threading.Lock()
+        self.active = True
+        self.fired = False
+
+    def begin(self) -> None:
+        _watchdog().add(self, time.monotonic() + _MEMORY_POLL)
+
+    def fire(self) -> None:
+        with self.lock:
+            if not self.active:
+                return
+            over = _address_space() > self.soft
+            if over:
+                self.fired = True
+                _async_exc()(self.thread, MemoryError)
+        if over:
+            interrupt_solvers()
+        _watchdog().add(self, time.monotonic() + _MEMORY_POLL)
+
+    def stop(self) -> None:
+        with self.lock:
+            self.active = False
+        _watchdog().remove(self)
+        if self.fired:
+            _async_exc()(self.thread, None)  # not yet delivered: withdraw it, then say it
+            raise MemoryError
 
 
 _the_watchdog: _Watchdog | None = None
@@ -396,30 +471,40 @@ def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
     """
     main = threading.current_thread() is threading.main_thread()
     old_limit: tuple[int, int] | None = None
+    watch: _MemoryWatch | None = None
     solver = sys.modules.get(_SOLVER)
     if max_memory is not None:
         if solver is not None:
             solver.set_memory_limit(max_memory)
         if main:
             old_limit = resource.getrlimit(resource.RLIMIT_AS)
-            soft = _address_space() + max_memory
+            held = _address_space()
+            soft = held + max_memory
             hard = old_limit[1]
             if hard == resource.RLIM_INFINITY or soft <= hard:
                 resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+            if held:  # (0: the space could not be read)
+                watch = _MemoryWatch(held + int(max_memory * _SOFT))
     deadline = _Deadline(timeout) if timeout is not None else None
     if main:
         _ensure_watcher()
     try:
         if deadline is not None:
             deadline.begin()
+        if watch is not None:
+            watch.begin()
         try:
             yield
         finally:
             if deadline is not None:
                 deadline.stop()
+            if watch is not None:
+                watch.stop()
     finally:
         if deadline is not None and deadline.active:
             deadline.stop()  # skipped above: an OutOfTime landed just before the call
+        if watch is not None and watch.active:
+            watch.stop()  # skipped above: an exception landed before the call
         if old_limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, old_limit)
         if max_memory is not None and solver is not None:

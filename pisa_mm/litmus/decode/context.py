@@ -49,6 +49,7 @@ class Ctx:
     # float literals of variable initialisers: (variable, element, literal), converted once
     # the variables' float types are known (after every thread is decoded)
     float_inits: list[tuple[str, int, S.RawFloat]] = field(default_factory=list)
+    declared_registers: int = 0  # register names the threads' `.reg` and `.pred` declare
 
     def warn(self, span: Span, message: str, code: str) -> None:
         if self.strict:

@@ -119,7 +119,16 @@ class ThreadDecoder(OperandDecoder):
                     fail(d.type.span, f"unknown vector type {d.type.text}", "type")
                 vec = isa.VECS[parts[0]]
         for n in d.names:
-            for name in expand_range(n):
+            names = expand_range(n)
+            self.ctx.declared_registers += len(names)
+            if self.ctx.declared_registers > MAX_REGISTERS:
+                fail(
+                    n.span,
+                    f"the test declares more than {MAX_REGISTERS} registers (each range "
+                    "names up to 1024)",
+                    "limit",
+                )
+            for name in names:
                 if name in self.regs:
                     fail(n.span, f"register %{name} is declared twice", "duplicate")
                 self.regs[name] = RegInfo(pred, width, vec, True, n.span)
@@ -202,6 +211,13 @@ def _shape(opcode: str) -> tuple[str, bool]:
     """An opcode's mnemonic, and whether a qualifier is a vector one (`.v2`, `.v4`)."""
     mnemonic, *quals = opcode.split(".")
     return mnemonic, any(q in isa.VECS for q in quals)
+
+
+# The register names a test may declare: a range of 1,024 names takes a line of 24 bytes, and
+# each name costs the decoder and the builder some hundreds of bytes (a file of such lines
+# declared 38 million registers and ran out of memory). Registers that are only used are
+# bounded by the text itself.
+MAX_REGISTERS = 1 << 18
 
 
 def expand_range(n: S.Name) -> list[str]:
