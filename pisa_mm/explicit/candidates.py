@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pisa_mm.cat.compact import Orders
 from pisa_mm.errors import PisaMMError
 from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path
+from pisa_mm.explicit.size import live_paths
 from pisa_mm.records import field, record
 from pisa_mm.values.eval import MalformedExprError, UnboundValueError, check_apply, evaluate
 from pisa_mm.values.expr import Apply, Const, Expr, Op, ReadValue
@@ -319,7 +320,7 @@ def candidates(
     answers many of the coherence questions `prune` would be asked one by one.
     """
     inits = [e.id for e in es.events if e.thread is None]
-    for choice in itertools.product(*(range(len(t.paths)) for t in es.threads)):
+    for choice in itertools.product(*live_paths(es)):
         paths = tuple(t.paths[i] for t, i in zip(es.threads, choice, strict=True))
         if paths_wanted is not None and not paths_wanted(paths):
             continue

@@ -15,13 +15,73 @@ from pisa_mm.records import record
 from pisa_mm.values.eval import UnboundValueError, evaluate
 from pisa_mm.values.expr import Apply, Const, Expr, Op, ReadValue
 
-__all__ = ["Shape", "candidate_space", "shape"]
+__all__ = ["Shape", "candidate_space", "live_paths", "shape"]
 
 
 # The last structure asked about and its estimate: `auto` asks before running the explicit
 # engine, which asks again (whether to prune). One tuple, read and replaced whole (threads
 # may share it); it keeps nothing else alive.
 _last: tuple[EventStructure | None, int] = (None, 0)
+
+
+# The last structure asked about and its live paths (`live_paths`), kept as `_last` is.
+_last_live: tuple[EventStructure | None, tuple[tuple[int, ...], ...]] = (None, ())
+
+
+def live_paths(es: EventStructure) -> tuple[tuple[int, ...], ...]:
+    """Per work-item, the indices of the paths it may take: not those that no values of
+    their reads can take. A path is dead when its condition is constant false, or when a
+    conjunct of it on one read alone holds for none of the constant values that the read
+    may read (the writes, of any path, that may share its location: a superset of what any
+    execution offers it, so only paths no execution takes are dropped). A work-item that
+    dereferences a loaded pointer has a path per location it may reach and one that ends at
+    an invalid address; when the pointer's location only ever holds null, only the last can
+    be taken, and the product of every work-item's paths, which the explicit engine
+    enumerates, had 2^n choices for n such work-items where one is possible."""
+    global _last_live
+    known, value = _last_live
+    if known is not es:
+        value = _live(es)
+        _last_live = (es, value)
+    return value
+
+
+def _live(es: EventStructure) -> tuple[tuple[int, ...], ...]:
+    if all(len(t.paths) == 1 for t in es.threads):
+        return tuple((0,) for _ in es.threads)
+    writers, _ = _writers(es.events)
+    satisfies: dict[tuple[int, int], bool] = {}
+    return tuple(
+        tuple(
+            i
+            for i, p in enumerate(t.paths)
+            if len(t.paths) == 1 or _may_take(es, p, writers, satisfies)
+        )
+        for t in es.threads
+    )
+
+
+def _may_take(
+    es: EventStructure,
+    path: Path,
+    writers: dict[Location, list[Event]],
+    satisfies: dict[tuple[int, int], bool],
+) -> bool:
+    if isinstance(path.guard, Const):
+        return path.guard.value != 0
+    alone: dict[int, list[Expr]] = {}
+    for c in _conjuncts(path.guard):
+        reads = free_reads(c)
+        if len(reads) == 1:
+            alone.setdefault(next(iter(reads)), []).append(c)
+    for i, conditions in alone.items():
+        read = es.events[i]
+        if read.kind is not Kind.READ:
+            continue
+        ws = _sources(read, writers)
+        if ws and not any(_may_satisfy(w, conditions, satisfies) for w in ws):
+            return False
+    return True
 
 
 def candidate_space(es: EventStructure) -> int:
@@ -58,8 +118,9 @@ def _space(
         if e.kind is Kind.READ
     }
     rf = 1
-    for t in es.threads:
-        rf *= max(1, sum(math.prod(choices.get(i, 1) for i in p.events) for p in t.paths))
+    for t, live in zip(es.threads, live_paths(es), strict=True):
+        paths = (t.paths[i] for i in live)
+        rf *= max(1, sum(math.prod(choices.get(i, 1) for i in p.events) for p in paths))
     return rf * _co_orders(stores)
 
 
@@ -112,13 +173,12 @@ def shape(es: EventStructure, observed: Sequence[Observable]) -> Shape:
     rmw_reads = {r for r, _ in es.rmw}
     sources = {e.id: _sources(e, writers) for e in es.events if e.kind is Kind.READ}
     satisfies: dict[tuple[int, int], bool] = {}  # (id of a condition, value): its answer
-    choices = {
-        id(p): list(_path_choices(es, p, sources, satisfies)) for t in es.threads for p in t.paths
-    }
-    if 1 < math.prod(len(t.paths) for t in es.threads) <= EXACT_CHOICES:
-        leaves, tree = _per_choice(es, rmw_reads, satisfies)
+    live = [[t.paths[i] for i in idx] for t, idx in zip(es.threads, live_paths(es), strict=True)]
+    choices = {id(p): list(_path_choices(es, p, sources, satisfies)) for ps in live for p in ps}
+    if 1 < math.prod(len(ps) for ps in live) <= EXACT_CHOICES:
+        leaves, tree = _per_choice(es, live, rmw_reads, satisfies)
     else:
-        leaves, tree = _aggregate(es, rmw_reads, choices, stores)
+        leaves, tree = _aggregate(live, rmw_reads, choices, stores)
     return Shape(
         events=len(es.events),
         computed=sum(
@@ -131,7 +191,7 @@ def shape(es: EventStructure, observed: Sequence[Observable]) -> Shape:
         leaves=leaves,
         tree=tree,
         space=candidate_space(es),  # remembered: auto asked it first
-        states=min(leaves, _states(es, observed, writers, sources, choices)),
+        states=min(leaves, _states(live, observed, writers, sources, choices)),
     )
 
 
@@ -154,7 +214,7 @@ def _rf_counts(reads: Iterable[tuple[int, int]], rmw_reads: set[int]) -> tuple[i
 
 
 def _aggregate(
-    es: EventStructure,
+    live: Sequence[Sequence[Path]],
     rmw_reads: set[int],
     choices: dict[int, list[tuple[int, int]]],
     stores: dict[Location, int],
@@ -162,10 +222,10 @@ def _aggregate(
     """(leaves, tree) with every write of every path a source and a member of co."""
     leaves = kept_so_far = 1
     tree = 0
-    later = [len(t.paths) for t in es.threads]
-    for k, t in enumerate(es.threads):
+    later = [len(ps) for ps in live]
+    for k, paths in enumerate(live):
         tried_sum = kept_sum = nodes_sum = 0
-        for p in t.paths:
+        for p in paths:
             tried, kept, nodes = _rf_counts(choices[id(p)], rmw_reads)
             tried_sum, kept_sum, nodes_sum = tried_sum + tried, kept_sum + kept, nodes_sum + nodes
         tree += kept_so_far * nodes_sum * math.prod(later[k + 1 :])
@@ -176,12 +236,15 @@ def _aggregate(
 
 
 def _per_choice(
-    es: EventStructure, rmw_reads: set[int], satisfies: dict[tuple[int, int], bool]
+    es: EventStructure,
+    live: Sequence[Sequence[Path]],
+    rmw_reads: set[int],
+    satisfies: dict[tuple[int, int], bool],
 ) -> tuple[int, int]:
     """(leaves, tree) summed over the choices of paths, each with the writes on its paths."""
     inits = [e for e in es.events if e.thread is None]
     leaves = tree = 0
-    for paths in itertools.product(*(t.paths for t in es.threads)):
+    for paths in itertools.product(*live):
         present = inits + [es.events[i] for p in paths for i in p.events]
         writers, stores = _writers(present)
         sources = {e.id: _sources(e, writers) for e in present if e.kind is Kind.READ}
@@ -310,7 +373,7 @@ def _decided(condition: Expr) -> bool:
 
 
 def _states(
-    es: EventStructure,
+    live: Sequence[Sequence[Path]],
     observed: Sequence[Observable],
     writers: dict[Location, list[Event]],
     sources: dict[int, list[Event]],
@@ -328,7 +391,7 @@ def _states(
             out *= max(1, sum(len(ws) for loc, ws in writers.items() if loc.var == o.var))
     for thread, keys in regs.items():
         total = 0
-        for p in es.threads[thread].paths:
+        for p in live[thread]:
             finals = dict(p.final_regs)
             mentioned: set[int] = set()
             for key in keys:

@@ -371,43 +371,72 @@ class _Watchdog:
 # without --timeout) it ends the command.
 _SOFT = 0.9
 _MEMORY_POLL = 0.05  # seconds between two looks at the address space
+# The memory watch's looks with nothing armed before it leaves the watchdog's list: a second
+# of them between tests (a long-lived process, `serve`, then costs nothing when idle).
+_LINGER = 20
 
 
 class _MemoryWatch:
     """Raises MemoryError in the guarded thread, and interrupts Z3, when the process's
-    address space passes `soft` bytes. The watchdog calls `fire` every _MEMORY_POLL seconds
-    while it is active; it fires again while the space stays over (a finaliser may have
-    dropped the first MemoryError)."""
+    address space passes the soft limit of the innermost `limited` body that set one. One
+    per process, on the watchdog's list while armed (and a second after: `_LINGER`), looked
+    at every _MEMORY_POLL seconds; it fires again while the space stays over (a finaliser
+    may have dropped the first MemoryError). A body arms and disarms it with a lock and two
+    assignments: an entry added to and taken off the watchdog's list for every test woke the
+    watchdog for most tests (8% of the CPU of a suite of small tests)."""
 
-    def __init__(self, soft: int) -> None:
-        self.soft = soft
-        self.thread = threading.get_ident()
+    def __init__(self) -> None:
+        self.pid = os.getpid()
         self.lock = threading.Lock()
-        self.active = True
+        self.guarded: tuple[int, int] | None = None  # (thread, soft limit in bytes)
         self.fired = False
+        self.listed = False  # on the watchdog's list
+        self.idle = 0  # looks in a row with nothing armed
 
-    def begin(self) -> None:
-        _watchdog().add(self, time.monotonic() + _MEMORY_POLL)
+    def arm(self, soft: int) -> tuple[tuple[int, int] | None, bool]:
+        """Watch the calling thread against `soft`; what to give `disarm`."""
+        with self.lock:
+            outer = (self.guarded, self.fired)
+            self.guarded, self.fired, self.idle = (threading.get_ident(), soft), False, 0
+            listed, self.listed = self.listed, True
+        if not listed:
+            _watchdog().add(self, time.monotonic() + _MEMORY_POLL)
+        return outer
+
+    def disarm(self, outer: tuple[tuple[int, int] | None, bool]) -> None:
+        """Stop watching for this body (the enclosing one's watch, `outer`, again); a
+        MemoryError fired and not yet delivered is withdrawn and raised here."""
+        with self.lock:
+            guarded, fired = self.guarded, self.fired
+            self.guarded, self.fired = outer
+        if fired and guarded is not None:
+            _async_exc()(guarded[0], None)
+            raise MemoryError
 
     def fire(self) -> None:
         with self.lock:
-            if not self.active:
-                return
-            over = _address_space() > self.soft
-            if over:
+            guarded = self.guarded
+            over = guarded is not None and _address_space() > guarded[1]
+            if guarded is not None and over:
                 self.fired = True
-                _async_exc()(self.thread, MemoryError)
+                _async_exc()(guarded[0], MemoryError)
+            self.idle = 0 if guarded is not None else self.idle + 1
+            self.listed = self.idle <= _LINGER
         if over:
             interrupt_solvers()
-        _watchdog().add(self, time.monotonic() + _MEMORY_POLL)
+        if self.listed:
+            _watchdog().add(self, time.monotonic() + _MEMORY_POLL)
 
-    def stop(self) -> None:
-        with self.lock:
-            self.active = False
-        _watchdog().remove(self)
-        if self.fired:
-            _async_exc()(self.thread, None)  # not yet delivered: withdraw it, then say it
-            raise MemoryError
+
+_the_watch: _MemoryWatch | None = None
+
+
+def _memory_watch() -> _MemoryWatch:
+    """This process's memory watch (a forked worker makes its own, as its watchdog)."""
+    global _the_watch
+    if _the_watch is None or _the_watch.pid != os.getpid():
+        _the_watch = _MemoryWatch()
+    return _the_watch
 
 
 _the_watchdog: _Watchdog | None = None
@@ -472,6 +501,7 @@ def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
     main = threading.current_thread() is threading.main_thread()
     old_limit: tuple[int, int] | None = None
     watch: _MemoryWatch | None = None
+    outer: tuple[tuple[int, int] | None, bool] = (None, False)
     solver = sys.modules.get(_SOLVER)
     if max_memory is not None:
         if solver is not None:
@@ -484,7 +514,7 @@ def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
             if hard == resource.RLIM_INFINITY or soft <= hard:
                 resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
             if held:  # (0: the space could not be read)
-                watch = _MemoryWatch(held + int(max_memory * _SOFT))
+                watch, soft_watch = _memory_watch(), held + int(max_memory * _SOFT)
     deadline = _Deadline(timeout) if timeout is not None else None
     if main:
         _ensure_watcher()
@@ -492,19 +522,20 @@ def limited(timeout: float | None, max_memory: int | None) -> Iterator[None]:
         if deadline is not None:
             deadline.begin()
         if watch is not None:
-            watch.begin()
+            outer = watch.arm(soft_watch)
         try:
             yield
         finally:
             if deadline is not None:
                 deadline.stop()
             if watch is not None:
-                watch.stop()
+                watch.disarm(outer)
+                watch = None
     finally:
         if deadline is not None and deadline.active:
             deadline.stop()  # skipped above: an OutOfTime landed just before the call
-        if watch is not None and watch.active:
-            watch.stop()  # skipped above: an exception landed before the call
+        if watch is not None:
+            watch.disarm(outer)  # skipped above (disarming twice restores `outer` twice)
         if old_limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, old_limit)
         if max_memory is not None and solver is not None:

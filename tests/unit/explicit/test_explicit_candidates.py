@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
 from explicit_factory import LB_DATA, MP, MP_GUARDED, POINTER, POINTER_INIT, TWO_WRITERS, structure
 
 from pisa_mm.events.model import EventStructure, Kind
 from pisa_mm.explicit.candidates import Candidate, candidates
+from pisa_mm.explicit.size import live_paths
 
 
 def _by_text(es: EventStructure, text: str) -> int:
@@ -88,3 +91,34 @@ def test_computed_addresses_resolve_and_wild_ones_end_their_path() -> None:
     for c in cands:
         assert c.locs[deref].var == "x"
         assert c.values[deref] == 7
+
+
+def _null_dereferences(n: int) -> str:
+    """n work-items that each store through a pointer that only ever holds null."""
+    return "\n".join(
+        f"P{i} @ wg {i} {{\n  ld.global.64b %r0, [@p];\n  st.global.32b [%r0], 1;\n}}"
+        for i in range(n)
+    )
+
+
+def test_paths_no_values_can_take_are_not_enumerated() -> None:
+    # Each work-item has a path that stores to @x (taken if the pointer is &x) and one that
+    # ends at the invalid address; @p is only ever 0, so only the second can be taken. The
+    # product of both paths of 30 work-items (2^30 choices) was enumerated before.
+    init = ".global .64b @p = 0;\n.global .32b @x = 0;"
+    _, es = structure(_null_dereferences(30), init=init)
+    assert all(len(t.paths) == 2 for t in es.threads)
+    live = live_paths(es)
+    assert all(len(paths) == 1 for paths in live)
+    (cand,) = candidates(es)
+    assert cand.path_indices == tuple(paths[0] for paths in live)
+    assert all(es.threads[t].paths[i].invalid for t, i in enumerate(cand.path_indices))
+
+
+def test_a_path_that_some_write_may_open_stays() -> None:
+    # with a store of &x to @p somewhere, either path of the reader may be taken
+    _, es = structure(POINTER, init=POINTER_INIT)
+    assert [len(paths) for paths in live_paths(es)] == [len(t.paths) for t in es.threads]
+    assert {c.path_indices for c in candidates(es)} == set(
+        itertools.product(*(range(len(t.paths)) for t in es.threads))
+    )
