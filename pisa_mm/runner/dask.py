@@ -100,7 +100,6 @@ def _has_workers(client: Any, address: str, *, lost: bool = False) -> None:
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
     except (TimeoutError, OSError):
-        client.close()
         what = "lost all its workers" if lost else "has no workers"
         raise PisaMMError.at(
             None,
@@ -143,9 +142,9 @@ def execute_on_dask(jobs: Sequence[Job[T]], address: str, budget: Budget) -> Ite
     from pisa_mm.runner.pool import GRACE
 
     client = _client(address)
-    _has_workers(client, address)
     futures: list[Any] = []
     try:
+        _has_workers(client, address)
         futures = [client.submit(run_on_worker, job, budget, pure=False) for job in jobs]
         limit = None if budget.timeout is None else budget.timeout + GRACE
         for job, future in zip(jobs, futures, strict=True):
@@ -163,13 +162,18 @@ def _result(
     (which is then restarted), however long it waited for one before."""
     from distributed import TimeoutError as DaskTimeout
 
-    wait = limit
+    wait = WATCH if limit is None else limit
     while True:
         try:
             record: Record[T] = future.result(timeout=wait)
             return record
         except (DaskTimeout, TimeoutError):
-            assert limit is not None  # no timeout: `result` waits for the answer
+            if limit is None:
+                # no timeout, but a cluster whose workers are all gone would hold the test
+                # (and the run) for ever
+                if not client.scheduler_info(n_workers=1)["workers"]:
+                    _has_workers(client, address, lost=True)
+                continue
             where = _running(client, address, str(future.key))
             ran = max(where.values(), default=None)
             if ran is None or ran < limit:
@@ -197,6 +201,9 @@ def _running(client: Any, address: str, key: str) -> dict[str, float]:
 
 # Seconds a worker has to say what it runs (`_running`).
 ASK_TIMEOUT = 2.0
+# Seconds between looks at whether the cluster still has workers, while a test without a
+# timeout runs.
+WATCH = 5.0
 
 
 def _restart(client: Any, workers: list[str], future: Any) -> None:

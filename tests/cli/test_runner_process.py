@@ -495,6 +495,53 @@ def test_a_dask_cluster_without_workers_fails_the_run(tmp_path: Path) -> None:
     assert "Unknown" not in done.stdout  # never a timeout for a test that never started
 
 
+def test_a_dask_cluster_that_loses_its_workers_ends_a_run_without_timeout(
+    tmp_path: Path,
+) -> None:
+    """With `--timeout none` no test is ever given up; the run still ends, saying why, when
+    the cluster's only worker (started as `dask worker --no-nanny`, so nothing restarts it)
+    is killed while it runs a long test."""
+    distributed = pytest.importorskip("distributed")
+    hard = _hard(tmp_path)
+    with distributed.LocalCluster(processes=True, n_workers=0, dashboard_address=None) as cluster:
+        address = cluster.scheduler_address
+        dask = Path(sys.executable).parent / "dask"
+        worker = subprocess.Popen(
+            [str(dask), "worker", address, "--no-nanny", "--nthreads", "1"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            with distributed.Client(address) as client:
+                client.wait_for_workers(1, timeout=60)
+                run = subprocess.Popen(
+                    [
+                        *PISA_MM,
+                        "run",
+                        str(hard),
+                        "--engine",
+                        "smt",
+                        "--timeout",
+                        "none",
+                        "--dask",
+                        address,
+                    ],
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    text=True,
+                )
+                while not any(client.processing().values()):
+                    time.sleep(0.05)
+            worker.kill()
+            out, err = run.communicate(timeout=60)
+        finally:
+            worker.kill()
+            worker.wait()
+    assert run.returncode == 2, out + err
+    assert f"the Dask scheduler at {address} lost all its workers" in err
+    assert "Unknown" not in out
+
+
 def test_dask_tests_waiting_for_a_busy_worker_are_not_timeouts(tmp_path: Path) -> None:
     """The cluster's only worker runs another client's task for longer than the tests'
     timeout and its grace: the tests wait their turn, then run; that task is not killed."""
