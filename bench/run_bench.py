@@ -52,6 +52,11 @@ Sections (all by default; `--only a,b` picks some):
   (MP) started `--repeat` times by each tool; then the answers: pisa-mm's `pisa-rc11` (RC11
   with scopes, at system scope RC11 itself) against herd7's `rc11.cat`, test by test
   (states and verdict), which must agree.
+- `herd-random`: with `--herd7 PATH`, `--herd-random N` (300) random C11 tests of
+  `--seed` (1) with fences, read-modify-writes and plain (racy) accesses
+  (bench/c11_random.py): herd7 under rc11.cat and pisa-mm under pisa-rc11 each run them
+  once; the answers (states, whether a flag was raised, verdict) must agree test by test;
+  with both tools' times and herd7's slowest test.
 
 With --baseline SRC (a source tree of another version, e.g. `git archive REV | tar -x -C
 SRC`), the start-up and throughput figures are measured for it too, in the same run, with
@@ -65,6 +70,7 @@ bundled litmus/gen suite (1,061 tests) 120 tests/s at --jobs 1 and 163 tests/s a
 
     python bench/run_bench.py [--only LIST] [--baseline SRC] [--repeat N] [--quick]
                               [--budget S] [--families a,b] [--fit] [--herd7 PATH]
+                              [--herd-random N] [--seed N]
 """
 
 from __future__ import annotations
@@ -85,11 +91,12 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from c11_random import write_random
 from c11_shapes import write_suite
 from common import ROOT, budget_and_families, command, fmt, parser_for, pisa_mm, timed
 from families import FAMILIES, HELD_OUT, storers
 
-SECTIONS = ("startup", "throughput", "crossover", "auto", "herd")
+SECTIONS = ("startup", "throughput", "crossover", "auto", "herd", "herd-random")
 ENGINES = ("smt", "explicit")
 MP_TEST = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
 SHAPES = ("MP", "SB", "LB", "2+2W", "S", "R", "WRC", "IRIW")
@@ -757,22 +764,41 @@ def _fit(rows: list[_Row], held: list[_Row]) -> None:
 # ---------------------------------------------------------------- herd7 side by side
 
 
-def herd_blocks(path: Path) -> dict[str, tuple[frozenset[frozenset[str]], str | None]]:
+Answer = tuple[frozenset[frozenset[str]], str | None, bool]
+
+
+def herd_blocks(path: Path) -> dict[str, Answer]:
     """Per test of a herd log (herd7's own, or pisa-mm's `--herd-log`): its final states, each
-    a set of `1:r0=1` / `x=1` words (herd writes a C location `[x]`), and `Ok`/`No`."""
-    blocks: dict[str, tuple[set[frozenset[str]], list[str | None]]] = {}
+    a set of `1:r0=1` / `x=1` words (herd writes a C location `[x]`), the verdict (`Ok`,
+    `No`, or herd's `Undef` where its model raised the `undef` flag) and whether a flag was
+    raised."""
+    blocks: dict[str, tuple[set[frozenset[str]], list[str | None], list[bool]]] = {}
     states: set[frozenset[str]] = set()
     verdict: list[str | None] = [None]
+    flagged = [False]
     for line in path.read_text("utf-8").splitlines():
         if line.startswith("Test "):
-            states, verdict = set(), [None]
-            blocks[line.split()[1]] = (states, verdict)
-        elif line in ("Ok", "No"):
+            states, verdict, flagged = set(), [None], [False]
+            blocks[line.split()[1]] = (states, verdict, flagged)
+        elif line in ("Ok", "No", "Undef"):
             verdict[0] = line
+        elif line.startswith("Flag "):
+            flagged[0] = True
         elif "=" in line and line.endswith(";") and not line.startswith("Condition"):
             states.add(frozenset(w.strip().replace("[", "").replace("]", "")
                                  for w in line.split(";") if w.strip()))  # fmt: skip
-    return {name: (frozenset(s), v[0]) for name, (s, v) in blocks.items()}
+    return {name: (frozenset(s), v[0], f[0]) for name, (s, v, f) in blocks.items()}
+
+
+def herd_differ(theirs: dict[str, Answer], ours: dict[str, Answer]) -> list[str]:
+    """The tests whose answers differ: states, whether a flag was raised (herd's rc11.cat
+    names its race flag `undef`, pisa-mm's `data-race`), and the verdict, except where herd
+    prints `Undef` for a flagged test instead of one."""
+
+    def same(a: Answer, b: Answer | None) -> bool:
+        return b is not None and a[0] == b[0] and a[2] == b[2] and a[1] in (b[1], "Undef")
+
+    return sorted(name for name in theirs if not same(theirs[name], ours.get(name)))
 
 
 def herd_side_by_side(herd7: str, rounds: int, repeat: int) -> None:
@@ -820,11 +846,46 @@ def herd_side_by_side(herd7: str, rounds: int, repeat: int) -> None:
               f"ms, pisa-mm {o * 1000:.0f} ms (x{o / h:.1f})")  # fmt: skip
         pisa_mm(ROOT, "run", str(pisa_dir), "--herd-log", "--model", "pisa-rc11", env=env,
                 stdout=ours_log)  # fmt: skip
-        theirs, ours = herd_blocks(herd_log), herd_blocks(ours_log)
-        differ = sorted(name for name in theirs if ours.get(name) != theirs[name])
+        differ = herd_differ(herd_blocks(herd_log), herd_blocks(ours_log))
         print(f"  answers, pisa-mm --model pisa-rc11 against herd7 rc11.cat: "
               f"{n - len(differ)} of {n} tests agree (states and verdict)"
               + (f"; differ: {', '.join(differ[:10])}" if differ else ""))  # fmt: skip
+
+
+def herd_random(herd7: str, n: int, seed: int) -> None:
+    """herd7 and pisa-mm on `n` random C11 tests with fences, read-modify-writes and plain
+    accesses (bench/c11_random.py): the answers, test by test, and each tool's time."""
+    with tempfile.TemporaryDirectory() as tmp:
+        c_dir, pisa_dir = Path(tmp) / "c11", Path(tmp) / "pisa"
+        write_random(c_dir, n, seed)
+        env = tree_env(str(Path(tmp) / "cache"))
+        pisa_mm(ROOT, "import", str(c_dir), "-o", str(pisa_dir), env=env)
+        imported = sorted(pisa_dir.glob("*.litmus"))
+        print(f"  {n} random tests (seed {seed}), {len(imported)} imported (pisa-mm import "
+              "skips seq_cst read-modify-writes: PISA has no such order)")  # fmt: skip
+        herd_log, ours_log = Path(tmp) / "herd.log", Path(tmp) / "ours.log"
+        c_files = [str(c_dir / p.name) for p in imported]
+        h_wall, h_cpu = command([herd7, "-model", "rc11.cat", *c_files], stdout=herd_log)
+        o_wall, o_cpu = pisa_mm(ROOT, "run", str(pisa_dir), "--herd-log", "--model",
+                                "pisa-rc11", env=env, stdout=ours_log)  # fmt: skip
+        print(f"  herd7 -model rc11.cat (one process): {h_wall:7.2f} s wall, {h_cpu:7.2f} s CPU")
+        print(f"  pisa-mm run --model pisa-rc11:       {o_wall:7.2f} s wall, {o_cpu:7.2f} s CPU")
+        theirs, ours = herd_blocks(herd_log), herd_blocks(ours_log)
+        flagged = sum(answer[2] for answer in theirs.values())
+        differ = herd_differ(theirs, ours)
+        print(f"  answers: {len(theirs) - len(differ)} of {len(theirs)} tests agree (states, "
+              f"flags, verdict; {flagged} flagged racy by herd7)"
+              + (f"; differ: {', '.join(differ[:10])}" if differ else ""))  # fmt: skip
+        slow = max(_herd_times(herd_log).items(), key=lambda item: item[1], default=None)
+        if slow is not None:
+            mine = _herd_times(ours_log).get(slow[0])
+            print(f"  herd7's slowest test: {slow[0]} {slow[1]:.2f} s (pisa-mm {mine} s)")
+
+
+def _herd_times(log: Path) -> dict[str, float]:
+    """A herd log's `Time NAME SECONDS` lines."""
+    words = (line.split() for line in log.read_text("utf-8").splitlines())
+    return {w[1]: float(w[2]) for w in words if len(w) == 3 and w[0] == "Time"}
 
 
 # ---------------------------------------------------------------- main
@@ -847,15 +908,20 @@ def main() -> int:
         "--fit", action="store_true", help="auto: also refit the cost model to the times"
     )
     parser.add_argument("--herd7", help="herd: the herd7 program to compare with")
+    parser.add_argument(
+        "--herd-random", type=int, default=300, help="herd-random: tests (default 300)"
+    )
+    parser.add_argument("--seed", type=int, default=1, help="herd-random: seed (default 1)")
     args = parser.parse_args()
     budget, names = budget_and_families(parser, args, FAMILIES)
     only = args.only.split(",") if args.only else list(SECTIONS)
     if unknown := [s for s in only if s not in SECTIONS]:
         parser.error(f"unknown sections: {', '.join(unknown)}")
-    if "herd" in only and not args.herd7:
-        if args.only:
-            parser.error("the herd section needs --herd7 PATH")
-        only.remove("herd")
+    for section in ("herd", "herd-random"):
+        if section in only and not args.herd7:
+            if args.only:
+                parser.error(f"the {section} section needs --herd7 PATH")
+            only.remove(section)
     trees = [("this tree", ROOT)] + ([("baseline", args.baseline)] if args.baseline else [])
     for _, src in trees:
         _compile(src)
@@ -901,6 +967,9 @@ def main() -> int:
         if "herd" in only:
             print(f"\nherd7 side by side ({args.herd7})")
             herd_side_by_side(args.herd7, args.rounds, args.repeat)
+        if "herd-random" in only:
+            print(f"\nherd7 on random tests ({args.herd7})")
+            herd_random(args.herd7, args.herd_random, args.seed)
     return 0
 
 
