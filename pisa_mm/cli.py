@@ -127,9 +127,22 @@ class _CommandParser(_Parser):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
         try:
-            return self.parse_known_intermixed_args(args, namespace)
+            return self.parse_known_intermixed_args(_after_dashes(args), namespace)
         finally:
             self._intermixing = False
+
+
+def _after_dashes(args: Sequence[str] | None) -> Sequence[str] | None:
+    """`args` with each word after `--` that starts with `-` spelt `./WORD`, the same path.
+
+    Python 3.11's intermixed parsing drops the `--` before its second phase, which then reads
+    such a word as an option (`run -- -t.litmus`: "the following arguments are required");
+    after `--` every word is a path (a test, a model, a directory)."""
+    if args is None or "--" not in args:
+        return args
+    cut = list(args).index("--") + 1
+    tail = [f"./{a}" if a.startswith("-") and a != "-" else a for a in args[cut:]]
+    return [*args[:cut], *tail]
 
 
 def _options(parser: argparse.ArgumentParser) -> list[str]:
