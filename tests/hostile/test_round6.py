@@ -4,12 +4,15 @@ that broke a promise. Each writes in its own temporary directory."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tests.cli_helpers import MP, Capture, pisa_mm, write
 
+ROOT = Path(__file__).resolve().parents[2]
 ESCAPES = "\x1b\x07"
 
 # ---------------------------------------------------------------- control characters
@@ -138,3 +141,35 @@ def test_a_test_named_with_a_leading_dash_runs_after_double_dash(
     capsys.readouterr()
     assert pisa_mm("run", "--json", "--", "-t.litmus") == 2  # `--json` still wants its file
     assert "[usage]" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- encodings
+
+_MAIN = "import sys; from pisa_mm.cli import main; sys.exit(main())"
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+@pytest.mark.parametrize(
+    "argv", [["promote"], ["query", "--outcome", "P1:%r0 == 1"], ["run", "--no-time", "-v"]]
+)
+def test_a_path_the_output_encoding_cannot_write_is_escaped(
+    tmp_path: Path, encoding: str, argv: list[str]
+) -> None:
+    # was: PYTHONIOENCODING=ascii with a test named `тест.litmus`: promote's `created ...`
+    # line and query's source locations raised UnicodeEncodeError, an internal error (exit 3)
+    test = write(tmp_path, "тест.litmus", MP)
+    env = {"PATH": "/usr/bin:/bin", "PYTHONIOENCODING": encoding, "PISA_MM_NO_CACHE": "1"}
+    done = subprocess.run(
+        [sys.executable, "-c", _MAIN, *argv, str(test)],
+        capture_output=True,
+        text=True,
+        encoding=encoding,
+        errors="strict",
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "internal error" not in done.stderr
+    if argv[0] != "run":
+        assert "\\u0442\\u0435\\u0441\\u0442.litmus" in done.stdout
