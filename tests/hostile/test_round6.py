@@ -183,9 +183,9 @@ def _beyond_path_max(top: Path) -> None:
     """A test at the bottom of a chain of directories whose path passes PATH_MAX (4,096)."""
     fd = os.open(top, os.O_RDONLY)
     try:
-        for _ in range(1000):  # 5,000 characters
-            os.mkdir("dddd", dir_fd=fd)
-            inner = os.open("dddd", os.O_RDONLY, dir_fd=fd)
+        for _ in range(25):  # 5,000 characters, few levels (pytest removes it recursively)
+            os.mkdir("d" * 199, dir_fd=fd)
+            inner = os.open("d" * 199, os.O_RDONLY, dir_fd=fd)
             os.close(fd)
             fd = inner
         out = os.open("t.litmus", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd)
@@ -200,8 +200,35 @@ def test_a_directory_of_a_suite_that_cannot_be_read_is_an_error(
     tmp_path: Path, capsys: Capture, command: list[str]
 ) -> None:
     # was: skipped as pathlib skips it, silently: `1 tests, 1 ok` for a suite of two
+    # (found by a suite with a test 1,000 directories down)
     write(tmp_path, "a.litmus", MP)
     _beyond_path_max(tmp_path)
     assert pisa_mm(*command, str(tmp_path)) == 2
     err = capsys.readouterr().err
     assert "cannot read the directory" in err and "[io]" in err
+
+
+# ---------------------------------------------------------------- import
+
+
+@pytest.mark.parametrize(
+    "source", sorted((ROOT / "tests" / "data" / "import").glob("*/*.litmus"))[::7], ids=str
+)
+def test_a_herd_test_with_windows_line_ends_imports_as_with_unix_ones(
+    tmp_path: Path, capsys: Capture, source: Path
+) -> None:
+    # was: `C SB+rlx\r` was no header: "not a test in an importable dialect (header 'C')"
+    crlf = write(tmp_path, "crlf/" + source.name, "")
+    crlf.write_bytes(source.read_bytes().replace(b"\r\n", b"\n").replace(b"\n", b"\r\n"))
+    plain = write(tmp_path, "lf/" + source.name, source.read_text())
+    codes = [
+        pisa_mm("import", str(f), "-o", str(tmp_path / d)) for f, d in ((crlf, "a"), (plain, "b"))
+    ]
+    assert codes[0] == codes[1], capsys.readouterr()
+    made = sorted(p.name for p in (tmp_path / "a").glob("*.litmus"))
+    assert made == sorted(p.name for p in (tmp_path / "b").glob("*.litmus"))
+    for name in made:
+        a, b = ((tmp_path / d / name).read_text().splitlines() for d in "ab")
+        assert [x for x in a if not x.startswith("source =")] == [
+            x for x in b if not x.startswith("source =")
+        ]
