@@ -127,9 +127,22 @@ class _CommandParser(_Parser):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
         try:
-            return self.parse_known_intermixed_args(args, namespace)
+            return self.parse_known_intermixed_args(_after_dashes(args), namespace)
         finally:
             self._intermixing = False
+
+
+def _after_dashes(args: Sequence[str] | None) -> Sequence[str] | None:
+    """`args` with each word after `--` that starts with `-` spelt `./WORD`, the same path.
+
+    Python 3.11's intermixed parsing drops the `--` before its second phase, which then reads
+    such a word as an option (`run -- -t.litmus`: "the following arguments are required");
+    after `--` every word is a path (a test, a model, a directory)."""
+    if args is None or "--" not in args:
+        return args
+    cut = list(args).index("--") + 1
+    tail = [f"./{a}" if a.startswith("-") and a != "-" else a for a in args[cut:]]
+    return [*args[:cut], *tail]
 
 
 def _options(parser: argparse.ArgumentParser) -> list[str]:
@@ -246,6 +259,7 @@ def _main(argv: Sequence[str] | None) -> int:
         if sys.stderr is not None:
             print("pisa-mm: error: cannot write the output: stdout is closed [io]", file=sys.stderr)
         return int(Exit.BAD_INPUT)
+    _lenient(sys.stdout)
     # Importing the command makes long-lived objects only (modules, classes, tables): a
     # collection during it finds no garbage, and start-up ran ~40 of them (5% of a run).
     # Frozen after it (no collection first: there is nothing to find), they are left out of
@@ -301,6 +315,18 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(Exit.BAD_INPUT)
     except Exception:  # the last line of defence: never a bare traceback
         return _internal_error(args.traceback)
+
+
+def _lenient(stream: object) -> None:
+    """Make `stream` write what its encoding cannot as escapes (`\\u0442`), as stderr does.
+
+    A test's path is printed as it is named (`created тест.litmus.expected`, query's source
+    locations); under PYTHONIOENCODING=ascii or latin-1, or a file name that is no UTF-8,
+    the strict default raised UnicodeEncodeError: an internal error after the work."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+        with contextlib.suppress(ValueError, OSError):
+            reconfigure(errors="backslashreplace")
 
 
 def _flushed(code: int | OSError) -> int:

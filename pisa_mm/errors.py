@@ -92,6 +92,14 @@ class Diagnostic:
         return f"{head}\n{_CONTROL.sub(chr(0xFFFD), text)}\n{caret}"
 
 
+def printable(text: str) -> str:
+    """`text` with each control character but tab and newline shown as U+FFFD.
+
+    For what the command writes to the terminal from files it did not make: a baseline's or
+    an `.expected` file's strings, a test's file name."""
+    return _CONTROL.sub("\ufffd", text)
+
+
 def clip(text: str, limit: int = _CLIP) -> str:
     """`text`, or its start and end around a count of what was left out when it is long."""
     if len(text) <= limit:

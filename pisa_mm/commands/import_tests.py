@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from pisa_mm.commands.run import collect_tests
-from pisa_mm.errors import PisaMMError
+from pisa_mm.errors import PisaMMError, printable
 from pisa_mm.importers import Unsupported, load
 from pisa_mm.runner.files import check_outputs, write_atomic
 
@@ -51,18 +51,21 @@ def main(args: argparse.Namespace) -> int:
         if imported.name in written:
             skipped["duplicate-name"] += 1
             print(
-                f"{src}: skipped: test name {imported.name} already imported from "
-                f"{written[imported.name]} [duplicate-name]"
+                printable(
+                    f"{src}: skipped: test name {imported.name} already imported from "
+                    f"{written[imported.name]} [duplicate-name]"
+                )
             )
             continue
         target = outdir / f"{imported.name}.litmus"
         if target.resolve() in inputs:
             bad += 1
-            print(f"{src}: error: refusing to write over an input of this run: {target} [io]")
+            message = f"{src}: error: refusing to write over an input of this run: {target} [io]"
+            print(printable(message))
             continue
         write_atomic(target, imported.text)
         written[imported.name] = src
-        print(f"{src} -> {target} ({imported.dialect})")
+        print(printable(f"{src} -> {target} ({imported.dialect})"))
     summary = f"{len(sources)} files: {len(written)} imported, {sum(skipped.values())} skipped"
     if skipped:
         summary += " (" + ", ".join(f"{r}: {n}" for r, n in sorted(skipped.items())) + ")"

@@ -273,8 +273,13 @@ def litmus_files(top: str) -> list[str]:
         try:
             with os.scandir(prefix or ".") as entries:
                 listed = list(entries)
-        except OSError:  # as pathlib: a directory that cannot be read is skipped
-            continue
+        except OSError as exc:
+            # not skipped (as pathlib does): the run would count its tests as none, and a
+            # suite with an unreadable (or, past PATH_MAX, unnamable) part would pass
+            where = prefix or "."
+            shown = where if len(where) <= 80 else where[:37] + "..." + where[-40:]
+            why = exc.strerror or str(exc)
+            raise PisaMMError.at(None, f"cannot read the directory {shown}: {why}", "io") from None
         for entry in listed:
             try:
                 if entry.is_dir(follow_symlinks=False):

@@ -8,7 +8,7 @@ from typing import assert_never
 
 from pisa_mm.cat.loader import load_model
 from pisa_mm.commands.run import test_unroll
-from pisa_mm.errors import PisaMMError
+from pisa_mm.errors import PisaMMError, printable
 from pisa_mm.events.build import build
 from pisa_mm.events.kinds import Kind
 from pisa_mm.events.model import EventStructure
@@ -84,7 +84,7 @@ def main(args: argparse.Namespace) -> int:
         found, only_cut, reason, bad = under_budget(budget_of(args), search)
     except Spent as spent:
         if not started:  # before the test was read: its path and the proposition as given
-            print(f"Test {args.test}: outcome {args.outcome}")
+            print(printable(f"Test {args.test}: outcome {args.outcome}"))
         print(f"Unknown ({spent.message})")
         return int(Exit.UNKNOWN)
     code = 0

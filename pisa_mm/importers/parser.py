@@ -106,6 +106,8 @@ def detect_dialect(text: str, path: str) -> Header:
 
 def parse_herd(text: str, path: str) -> S.HerdTest:
     """Parse a herd C11 or OpenCL test; bad input raises PisaMMError (with `sources`)."""
+    # Windows line ends: the header line `C NAME\r` was no header (lines and columns stay)
+    text = text.replace("\r\n", "\n")
     try:
         header = detect_dialect(text, path)
         parser = _parser(header.dialect)

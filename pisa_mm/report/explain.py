@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from pisa_mm.cat.eval import EvalResult, Step
 from pisa_mm.cat.syntax import Model, names_in
+from pisa_mm.errors import printable
 from pisa_mm.events.kinds import Kind, Order, Tag
 from pisa_mm.events.model import Event, EventStructure
 from pisa_mm.explicit.candidates import Candidate
@@ -40,7 +41,7 @@ def describe_event(es: EventStructure, eid: int, cand: Candidate | None = None) 
     elif e.locs and len(e.locs) == 1:
         attrs.append(str(next(iter(e.locs))))
     text = e.text or ("init write" if e.tag is Tag.INIT else e.kind.value)
-    where = f"  ({e.span.file}:{e.span.line})" if e.span is not None else ""
+    where = f"  ({printable(e.span.file)}:{e.span.line})" if e.span is not None else ""
     line = f"e{eid} {who} {what} {' '.join(attrs)}  {text}{where}"
     return line.rstrip()
 

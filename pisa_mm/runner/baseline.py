@@ -122,7 +122,7 @@ def read_baseline(path: str) -> Baseline:
     if not isinstance(raw, dict) or raw.get("format") != FORMAT:
         raise _corrupt(path, f'not a pisa-mm baseline (no "format": "{FORMAT}")')
     version = raw.get("version")
-    if version != VERSION:
+    if type(version) is not int or version != VERSION:  # `true` and `1.0` equal 1 in Python
         raise PisaMMError.at(
             None,
             f"baseline {path} has format version {version!r}; this pisa-mm reads version "

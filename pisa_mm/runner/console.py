@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import sys
 
+from pisa_mm.errors import printable
 from pisa_mm.hints import TextIO
 
 __all__ = ["Console", "StdoutClosed", "silence_stdout"]
@@ -30,19 +31,23 @@ class Console:
         self.shown = False
 
     def out(self, text: str) -> None:
-        """Write result text to stdout (a newline is not added)."""
+        """Write result text to stdout (a newline is not added), control characters shown
+        as U+FFFD (a test's path is a stranger's name)."""
         self._clear()
         try:
-            self.out_stream.write(text)
+            self.out_stream.write(printable(text))
             self.out_stream.flush()
         except BrokenPipeError:
             silence_stdout()
             raise StdoutClosed from None
 
     def err(self, text: str) -> None:
-        """Write one diagnostic (a newline is added) to stderr."""
+        """Write one diagnostic (a newline is added) to stderr.
+
+        Its control characters are shown as U+FFFD: the lines that compare with a baseline
+        or an `.expected` file quote their strings, and a test's path is a stranger's name."""
         self._clear()
-        self.err_stream.write(text + "\n")
+        self.err_stream.write(printable(text) + "\n")
         self.err_stream.flush()
 
     def progress(self, done: int, tally: str, current: str) -> None:
@@ -55,7 +60,7 @@ class Console:
         count = f"{done}" if self.total is None else f"{done}/{self.total}"
         line = f"{self.label} {count} {tally} {current}"
         self._clear()
-        self.err_stream.write(line[:width])
+        self.err_stream.write(printable(line[:width]))
         self.err_stream.flush()
         self.shown = True
 

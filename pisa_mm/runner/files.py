@@ -88,8 +88,9 @@ def _replace(target: Path, raw: bytes, mode: int, path: str | Path) -> None:
     tmp: str | None = None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
+        stem = _tmp_stem(target.name)
         for _ in range(100):
-            tmp = str(target.parent / f".{target.name}.{os.urandom(6).hex()}.tmp")
+            tmp = str(target.parent / f".{stem}.{os.urandom(6).hex()}.tmp")
             try:
                 fd = os.open(tmp, _CREATE, 0o600)
                 break
@@ -110,6 +111,21 @@ def _replace(target: Path, raw: bytes, mode: int, path: str | Path) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+# A file name's limit in bytes on Linux, macOS and the BSDs (NAME_MAX); the temporary name
+# adds 18 bytes to the target's, so a target whose name is near it has its stem clipped.
+_NAME_MAX = 255
+_TMP_EXTRA = len(".") + 1 + 12 + len(".tmp")
+
+
+def _tmp_stem(name: str) -> str:
+    """`name`, clipped so that `.{stem}.{12 hex digits}.tmp` is at most _NAME_MAX bytes."""
+    raw = os.fsencode(name)
+    if len(raw) + _TMP_EXTRA <= _NAME_MAX:
+        return name
+    # a cut inside a UTF-8 sequence leaves surrogate escapes: still a valid name's bytes
+    return os.fsdecode(raw[: _NAME_MAX - _TMP_EXTRA])
 
 
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | os.O_CLOEXEC
