@@ -51,11 +51,15 @@ class Budget:
     by the deadline in the test's own process (which stops Python code and Z3), so tests
     still run in this process or several to a worker task; a timeout the user gave is
     `hard`: each test runs alone in a worker that is killed should it hang in other native
-    code."""
+    code.
+
+    `sized_here`: `max_memory` is the default, sized for the machine that made the budget; a
+    Dask worker sizes it for its own machine instead (`dask.worker_budget`)."""
 
     timeout: float | None = None
     max_memory: int | None = None
     implicit: bool = False
+    sized_here: bool = False
 
     @property
     def hard(self) -> bool:

@@ -19,7 +19,14 @@ from collections.abc import Iterator, Sequence
 from typing import Any, TypeVar
 
 from pisa_mm.errors import PisaMMError
-from pisa_mm.runner.budget import Budget
+from pisa_mm.records import replace
+from pisa_mm.runner.budget import (
+    DEFAULT_MEMORY_CAP,
+    MIN_MEMORY,
+    Budget,
+    default_jobs,
+    default_memory,
+)
 from pisa_mm.runner.job import Job, Record, Status, run_job
 
 __all__ = [
@@ -28,6 +35,7 @@ __all__ = [
     "execute_on_dask",
     "run_on_worker",
     "running_for",
+    "worker_budget",
 ]
 
 T = TypeVar("T")
@@ -122,13 +130,35 @@ def run_on_worker(job: Job[T], budget: Budget) -> Record[T]:
     """`run_job` as a Dask task, its start noted in `_started` while it runs."""
     from distributed import get_worker
 
-    key = str(get_worker().get_current_task())
+    worker = get_worker()
+    key = str(worker.get_current_task())
     with _one_test:
         _started[key] = time.monotonic()
         try:
-            return run_job(job, budget)
+            return run_job(job, worker_budget(budget, _memory_limit(worker)))
         finally:
             _started.pop(key, None)
+
+
+def _memory_limit(worker: Any) -> int | None:
+    """The worker's Dask memory limit in bytes (its share of its machine), if it has one."""
+    limit = getattr(getattr(worker, "memory_manager", None), "memory_limit", None)
+    return int(limit) if limit else None
+
+
+def worker_budget(budget: Budget, memory_limit: int | None) -> Budget:
+    """`budget` on a worker: a default memory budget (`sized_here`) was sized from the
+    client's machine, which may have more memory than the worker's, or less; here it is half
+    the worker's Dask memory limit (half its share of the machine, as a local run has half
+    the machine shared among its workers), at most DEFAULT_MEMORY_CAP; without a Dask limit,
+    what a local run on this machine would have."""
+    if not budget.sized_here:
+        return budget
+    if memory_limit is None:
+        memory = default_memory(default_jobs())
+    else:
+        memory = max(MIN_MEMORY, min(DEFAULT_MEMORY_CAP, memory_limit // 2))
+    return replace(budget, max_memory=memory)
 
 
 def running_for(key: str) -> float | None:

@@ -98,11 +98,14 @@ def add_pool_arguments(parser: argparse.ArgumentParser) -> None:
 
 def budget_of(args: argparse.Namespace, workers: int = 1) -> Budget:
     memory: int | None = args.max_memory
+    sized_here = memory is None
     if memory is None:
         memory = default_memory(workers)
     if args.timeout_given:
-        return Budget(timeout=args.timeout, max_memory=memory or None)
-    return Budget(timeout=DEFAULT_TIMEOUT, max_memory=memory or None, implicit=True)
+        return Budget(timeout=args.timeout, max_memory=memory or None, sized_here=sized_here)
+    return Budget(
+        timeout=DEFAULT_TIMEOUT, max_memory=memory or None, implicit=True, sized_here=sized_here
+    )
 
 
 def plan_of(args: argparse.Namespace) -> Plan:

@@ -447,6 +447,73 @@ def test_a_dask_worker_with_several_threads_runs_one_test_at_a_time(tmp_path: Pa
     assert most == [1]
 
 
+def test_worker_budget_sizes_a_default_memory_budget_for_the_worker() -> None:
+    from pisa_mm.runner.budget import (
+        DEFAULT_MEMORY_CAP,
+        MIN_MEMORY,
+        Budget,
+        default_jobs,
+        default_memory,
+    )
+    from pisa_mm.runner.dask import worker_budget
+
+    given = Budget(timeout=5.0, max_memory=300 << 20)
+    assert worker_budget(given, 1 << 30) is given  # the user's --max-memory stays
+    default = Budget(timeout=5.0, max_memory=6 << 30, sized_here=True)
+    assert worker_budget(default, 1 << 30).max_memory == 512 << 20
+    assert worker_budget(default, 64 << 30).max_memory == DEFAULT_MEMORY_CAP
+    assert worker_budget(default, 32 << 20).max_memory == MIN_MEMORY
+    assert worker_budget(default, None).max_memory == default_memory(default_jobs())
+    assert worker_budget(default, 1 << 30).timeout == 5.0
+
+
+def test_a_dask_worker_sizes_the_default_memory_budget_for_itself(tmp_path: Path) -> None:
+    """The client's machine may have more memory than a worker's, or less: a default memory
+    budget is half the worker's Dask memory limit (here 1 GiB), one given with
+    --max-memory is the user's. A probe on the worker records the budgets tests run under."""
+    suite = _suite(tmp_path, 2)
+
+    def probe() -> bool:
+        from pisa_mm.runner import dask as backend
+
+        run, seen = backend.run_job, []
+
+        def recorded(job: object, budget: Any) -> object:
+            seen.append(budget.max_memory)
+            return run(job, budget)  # type: ignore[arg-type]
+
+        backend.run_job = recorded  # type: ignore[assignment]
+        backend.seen = seen  # type: ignore[attr-defined]
+        return True
+
+    def seen() -> list[int]:
+        from pisa_mm.runner import dask as backend
+
+        got = list(backend.seen)  # type: ignore[attr-defined]
+        backend.seen.clear()  # type: ignore[attr-defined]
+        return got
+
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            processes=True,
+            n_workers=1,
+            threads_per_worker=1,
+            memory_limit="1GiB",
+            dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster.scheduler_address) as client,
+    ):
+        client.run(probe)
+        budgets = []
+        for extra in ([], ["--max-memory", "200M"]):
+            argv = ["run", str(suite), "--no-time", *extra, "--dask", cluster.scheduler_address]
+            done = subprocess.run([*PISA_MM, *argv], capture_output=True, text=True, timeout=120)
+            assert done.returncode == 0, done.stderr
+            budgets.append(next(iter(client.run(seen).values())))
+    assert budgets == [[512 << 20] * 2, [200 << 20] * 2]
+
+
 def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     suite = _suite(tmp_path, 2)
     # "At once": the refused connection is reported by the probe, before distributed's
