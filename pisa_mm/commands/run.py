@@ -672,5 +672,7 @@ def crash_message(record: Record[Any], args: argparse.Namespace) -> str:
     head = f"{record.path}: internal error on this test (a bug in pisa-mm"
     if getattr(args, "traceback", False):
         return f"{head}):\n{record.message.rstrip()}"
-    last = record.message.strip().splitlines()[-1] if record.message.strip() else ""
-    return f"{head}; rerun with --traceback): {last}"
+    lines = record.message.strip().splitlines()
+    if len(lines) <= 1:  # no traceback to show (a worker that died): nothing to rerun for
+        return f"{head}): {lines[0] if lines else ''}"
+    return f"{head}; rerun with --traceback): {lines[-1]}"

@@ -117,9 +117,20 @@ def _died(path: str, exitcode: int | None, budget: Budget) -> Record[T]:
         return Record(
             path, Status.MEMORY, message=f"memory: over {limit} MiB (the worker died at the limit)"
         )
-    return Record(
-        path, Status.CRASH, message=f"the worker process running it died (exit code {exitcode})"
-    )
+    return Record(path, Status.CRASH, message=f"the worker process running it {_death(exitcode)}")
+
+
+def _death(exitcode: int | None) -> str:
+    """How a worker process ended, in words: its exit code, or the signal that killed it."""
+    if exitcode is None or exitcode >= 0:
+        return f"died (exit code {exitcode})"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    if -exitcode == signal.SIGKILL:  # what the kernel's out-of-memory killer sends
+        return f"was killed by {name} (by the system, perhaps for want of memory)"
+    return f"died by {name}"
 
 
 def _init_worker() -> None:

@@ -3,16 +3,21 @@ tests per pool task (runner/pool.py); the output is the same whichever way."""
 
 from __future__ import annotations
 
+import argparse
 import os
+import signal
 from pathlib import Path
 
 import pytest
 from cli_helpers import LB, MP, write
 
 from pisa_mm import cli
+from pisa_mm.commands.run import crash_message
 from pisa_mm.explicit.engine import run_test as explicit_run_test
 from pisa_mm.runner import job as job_mod
 from pisa_mm.runner import pool
+from pisa_mm.runner.budget import Budget
+from pisa_mm.runner.job import Record, Status
 from pisa_mm.runner.outcome import Exit
 
 Capture = pytest.CaptureFixture[str]
@@ -71,9 +76,31 @@ def test_a_worker_dying_in_a_chunk_loses_only_its_test(
     captured = capsys.readouterr()
     assert f"{suite / 't04.litmus'}: internal error on this test" in captured.err
     assert "died (exit code 7)" in captured.err
+    assert "--traceback" not in captured.err  # a dead worker leaves no traceback to show
     blocks = [b for b in alone.split("\n\n") if "Observation" in b]
     assert len(blocks) == 40
     for block in blocks:
         if "LB4" not in block:
             assert block in captured.out
     assert "1 internal error" in captured.out
+
+
+def test_a_dead_worker_is_reported_by_how_it_ended() -> None:
+    budget = Budget()
+    assert pool._died("t.litmus", 7, budget).message.endswith("died (exit code 7)")
+    assert pool._died("t.litmus", -signal.SIGSEGV, budget).message.endswith("died by SIGSEGV")
+    killed = pool._died("t.litmus", -signal.SIGKILL, budget)
+    assert killed.status is Status.CRASH
+    assert "was killed by SIGKILL (by the system, perhaps for want of memory)" in killed.message
+    assert pool._died("t.litmus", -200, budget).message.endswith("died by signal 200")
+
+
+def test_only_a_crash_with_a_traceback_suggests_rerunning_with_it() -> None:
+    args = argparse.Namespace(traceback=False)
+    trace = "Traceback (most recent call last):\n  ...\nValueError: boom\n"
+    shown = crash_message(Record("t.litmus", Status.CRASH, message=trace), args)
+    assert shown.endswith("(a bug in pisa-mm; rerun with --traceback): ValueError: boom")
+    died = Record("t.litmus", Status.CRASH, message="the worker process running it died by SIGSEGV")
+    assert crash_message(died, args).endswith(
+        "(a bug in pisa-mm): the worker process running it died by SIGSEGV"
+    )
