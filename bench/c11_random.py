@@ -6,7 +6,9 @@ section of bench/run_bench.py): 2-4 threads of 1-4 events over 2-3 locations, ea
 one of an atomic store (relaxed, release, seq_cst), an atomic load (relaxed, acquire,
 seq_cst), `atomic_thread_fence` (acquire, release, acq_rel, seq_cst), `atomic_fetch_add` or
 `atomic_exchange` (relaxed to seq_cst), or a plain `*x = v` / `r = *x` (races, which RC11
-flags). Stored values are distinct. The condition is a conjunction of 1-3 registers and 0-2
+flags). Half the release and seq_cst stores are followed by a relaxed store to their
+location (where RC11's release sequences and C++20's, pisa's, differ). Stored values are
+distinct. The condition is a conjunction of 1-3 registers and 0-2
 final values, each equal to a value that was stored or 0. A seed gives the same tests; `pisa-mm
 import` skips the seq_cst read-modify-writes, which PISA has no order for (PISA 8.2).
 """
@@ -46,7 +48,14 @@ class _Test:
             self.value += 1
             if kind == "plain-store":
                 return f"*{loc} = {v};", 0
-            return f"atomic_store_explicit({loc}, {v}, memory_order_{rng.choice(STORE)});", 0
+            order = rng.choice(STORE)
+            store = f"atomic_store_explicit({loc}, {v}, memory_order_{order});"
+            if order != "relaxed" and rng.random() < 0.5:
+                # a relaxed store to the location after a release one: RC11's release
+                # sequence goes on through it, C++20's (pisa's) does not
+                self.value += 1
+                return f"{store}\n  atomic_store_explicit({loc}, {v + 1}, memory_order_relaxed);", 0
+            return store, 0
         self.registers.append(f"{thread}:r{register}")
         if kind == "plain-load":
             return f"int r{register} = *{loc};", 1
