@@ -8,9 +8,11 @@ seq_cst), `atomic_thread_fence` (acquire, release, acq_rel, seq_cst), `atomic_fe
 `atomic_exchange` (relaxed to seq_cst), or a plain `*x = v` / `r = *x` (races, which RC11
 flags). Half the release and seq_cst stores are followed by a relaxed store to their
 location (where RC11's release sequences and C++20's, pisa's, differ). Stored values are
-distinct. The condition is a conjunction of 1-3 registers and 0-2
-final values, each equal to a value that was stored or 0. A seed gives the same tests; `pisa-mm
-import` skips the seq_cst read-modify-writes, which PISA has no order for (PISA 8.2).
+distinct. Every register and location is listed in `locations`, so that the final states
+compared are whole, not only the condition's observables; the condition is a conjunction
+of 1-3 registers and 0-2 final values, each equal to a value that was stored or 0. A seed
+gives the same tests; `pisa-mm import` skips the seq_cst read-modify-writes, which PISA has
+no order for (PISA 8.2).
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ def render(name: str, rng: random.Random) -> str:
     registers = rng.sample(test.registers, min(len(test.registers), rng.randint(1, 3)))
     finals = rng.sample(used, rng.randint(0, min(2, len(used))))
     terms = [f"{name}={rng.choice(values)}" for name in (*registers, *finals)]
+    # every register and location observed: the final states compared are whole
+    lines.append("locations [" + " ".join(f"{name};" for name in (*test.registers, *used)) + "]")
     lines.append("exists (" + r" /\ ".join(terms or [f"{used[0]}=0"]) + ")")
     return "\n".join(lines) + "\n"
 
