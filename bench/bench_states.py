@@ -202,6 +202,13 @@ def main() -> int:
     if args.sizes:
         sizes = tuple(_size(s) for s in args.sizes.split(","))
     engines = tuple(args.engines.split(",")) if args.engines else QUICK if args.quick else FULL
+    report(sizes, engines, budget)
+    return 0
+
+
+def report(sizes: tuple[tuple[int, int], ...], engines: tuple[str, ...], budget: float) -> None:
+    """The table of states and times per size and engine, then --verdict-only against the
+    full run; exits if the engines disagree (bench/run_bench.py's `states` section too)."""
     print(f"budget {budget:.0f} CPU s per run; CPU seconds [wall seconds]")
     head = "".join(f"{e:>16}" for e in engines)
     print(f"{'test':<10} {'states':>7}{head}  auto picks  auto/best")
@@ -249,7 +256,6 @@ def main() -> int:
             )
             print(f"{_text(n, k)[0]:<10} {engine:<9} {verdict:>7} {_cell(full):>16} "
                   f"{_cell(quick):>16} {speed}")  # fmt: skip
-    return 0
 
 
 if __name__ == "__main__":

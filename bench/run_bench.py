@@ -1,4 +1,5 @@
-"""Benchmark: start-up, suite throughput, the explicit/smt crossover and `auto`, in one run.
+"""Benchmark: start-up, suite throughput, many final states, the explicit/smt crossover,
+`auto`, and herd7 side by side, in one run.
 
 Sections (all by default; `--only a,b` picks some):
 
@@ -26,6 +27,10 @@ Sections (all by default; `--only a,b` picks some):
   atomic exchange, add or compare-and-swap (`--rmw none,xchg,add,cas`): 1,530 tests.
   Then the CPU per test of the explicit and auto engines alone, each test loaded and
   built before the clock starts (least of three passes).
+- `states`: the issue's test with many final states (Many-74k: 4 work-groups, 16 relaxed
+  accesses, 73,984 states; bench/bench_states.py, which also runs the family it belongs
+  to): explicit, smt and auto, each in a child process with the budget (at least 60 CPU
+  s), their states compared, then `--verdict-only` against the full run.
 - `crossover`: the explicit and smt engines on generated scaling families
   (bench/families.py) of growing size, each run in a child process with a budget: their
   times, the ratio smt/explicit, the largest size each finishes; and the smt engine's two
@@ -94,12 +99,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from bench_states import MANY74K
+from bench_states import report as states_report
 from c11_random import write_random
 from c11_shapes import write_suite
 from common import ROOT, budget_and_families, command, fmt, parser_for, pisa_mm, timed
 from families import FAMILIES, HELD_OUT, storers
 
-SECTIONS = ("startup", "throughput", "crossover", "auto", "herd", "herd-random")
+SECTIONS = ("startup", "throughput", "states", "crossover", "auto", "herd", "herd-random")
 ENGINES = ("smt", "explicit")
 MP_TEST = ROOT / "litmus" / "pisa" / "mp" / "MP+64b+cc.litmus"
 SHAPES = ("MP", "SB", "LB", "2+2W", "S", "R", "WRC", "IRIW")
@@ -739,7 +746,7 @@ def auto(names: list[str], budget: float, suite: list[str], quick: bool, fit: bo
             print(f"  by the per-test best's CPU time, {label}:")
             _ranges(rows)
     _summary("all", everything)
-    print("  (the many-states test, Many-74k: bench/bench_states.py --sizes 74k)")
+    print("  (the many-states test, Many-74k: the `states` section)")
     if fit:
         held = [r for name in HELD_OUT for r in families.get(name, [])]
         _fit([r for r in everything if r not in held], held)
@@ -987,6 +994,9 @@ def main() -> int:
             if args.baseline:
                 _ratios("throughput", figures["this tree"], figures["baseline"], lower=False)
                 _ratios("engine", engines["this tree"], engines["baseline"], lower=True)
+        if "states" in only:
+            print(f"\nmany final states: {MANY74K} (bench/bench_states.py has the family)")
+            states_report(((0, 0),), ("explicit", "smt", "auto"), max(budget, 60.0))
         if "crossover" in only:
             print("\ncrossover: smt against explicit on scaling families")
             crossover(names, budget)
