@@ -3,12 +3,14 @@ the shape `auto` predicts both engines' costs from (nothing is enumerated)."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from pisa_mm.events.model import Event, EventStructure, Kind, Location, Path, Tag
 from pisa_mm.events.semantics import contributions, free_reads
+from pisa_mm.hints import TypeVar
 from pisa_mm.litmus.program import MemObs, Observable, RegObs
 from pisa_mm.outcomes.condition import reg_key
 from pisa_mm.records import record
@@ -18,16 +20,27 @@ from pisa_mm.values.expr import Apply, Const, Expr, Op, ReadValue
 __all__ = ["Shape", "candidate_space", "live_paths", "shape"]
 
 
-# The last structure asked about and its estimate: `auto` asks before running the explicit
-# engine, which asks again (whether to prune). One tuple, read and replaced whole (threads
-# may share it); it keeps nothing else alive.
-_last: tuple[EventStructure | None, int] = (None, 0)
+T = TypeVar("T")
 
 
-# The last structure asked about and its live paths (`live_paths`), kept as `_last` is.
-_last_live: tuple[EventStructure | None, tuple[tuple[int, ...], ...]] = (None, ())
+def _for_the_last(compute: Callable[[EventStructure], T]) -> Callable[[EventStructure], T]:
+    """`compute`, its answer kept for the last structure asked about: `auto` asks before
+    running the explicit engine, which asks again (whether to prune, which paths). One
+    tuple, read and replaced whole (threads may share it); it keeps nothing else alive."""
+    last: tuple[EventStructure, T] | None = None
+
+    @functools.wraps(compute)
+    def remembered(es: EventStructure) -> T:
+        nonlocal last
+        known = last
+        if known is None or known[0] is not es:
+            known = last = (es, compute(es))
+        return known[1]
+
+    return remembered
 
 
+@_for_the_last
 def live_paths(es: EventStructure) -> tuple[tuple[int, ...], ...]:
     """Per work-item, the indices of the paths it may take: not those that no values of
     their reads can take. A path is dead when its condition is constant false, or when a
@@ -38,15 +51,6 @@ def live_paths(es: EventStructure) -> tuple[tuple[int, ...], ...]:
     an invalid address; when the pointer's location only ever holds null, only the last can
     be taken, and the product of every work-item's paths, which the explicit engine
     enumerates, had 2^n choices for n such work-items where one is possible."""
-    global _last_live
-    known, value = _last_live
-    if known is not es:
-        value = _live(es)
-        _last_live = (es, value)
-    return value
-
-
-def _live(es: EventStructure) -> tuple[tuple[int, ...], ...]:
     if all(len(t.paths) == 1 for t in es.threads):
         return tuple((0,) for _ in es.threads)
     writers, _ = _writers(es.events)
@@ -84,17 +88,8 @@ def _may_take(
     return True
 
 
+@_for_the_last
 def candidate_space(es: EventStructure) -> int:
-    """`_estimate(es)`, remembered for the last structure."""
-    global _last
-    known, value = _last
-    if known is not es:
-        value = _estimate(es)
-        _last = (es, value)
-    return value
-
-
-def _estimate(es: EventStructure) -> int:
     """Per work-item, the sum over its paths of the rf choices of the path's reads; their
     product; times the co orders. From the events alone (nothing is enumerated).
 

@@ -49,6 +49,12 @@ def _hard(tmp_path: Path) -> Path:
     return write(tmp_path, "hard.litmus", _families().iriw(18))
 
 
+def _cli(*argv: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`pisa-mm ARGV` as a process of its own: its exit code, stdout and stderr as text (the
+    timeout only keeps a regression from hanging the suite)."""
+    return subprocess.run([*PISA_MM, *argv], capture_output=True, text=True, timeout=timeout)
+
+
 def _local_cluster() -> Any:
     """A Dask cluster of two worker processes on this machine, as a test starts one."""
     distributed = pytest.importorskip("distributed")
@@ -262,7 +268,7 @@ def _run_with_files(suite: Path, out: Path, *options: str) -> tuple[int, str, by
     out.mkdir()
     json_file, junit_file = out / "r.json", out / "r.xml"
     argv = ["run", str(suite), "--no-time", "--json", str(json_file), "--junit", str(junit_file)]
-    done = subprocess.run([*PISA_MM, *argv, *options], capture_output=True, text=True)
+    done = _cli(*argv, *options)
     return done.returncode, done.stdout, json_file.read_bytes(), junit_file.read_bytes()
 
 
@@ -374,12 +380,7 @@ def test_dask_workers_release_z3_terms_only_in_the_thread_that_solves(tmp_path: 
         with distributed.Client(cluster.scheduler_address) as client:
             client.run(probe)
             argv = ["run", str(suite), "--engine", "smt", "--no-time"]
-            done = subprocess.run(
-                [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
-                capture_output=True,
-                text=True,
-                timeout=300,
-            )
+            done = _cli(*argv, "--dask", cluster.scheduler_address)
             threads = [name for counts in client.run(released_by).values() for name in counts]
     assert done.returncode == 0, done.stderr
     assert threads and all("Dask-Default-Threads" in name for name in threads), threads
@@ -422,11 +423,7 @@ def test_a_dask_worker_with_several_threads_runs_one_test_at_a_time(tmp_path: Pa
         return int(backend.at_once["most"])  # type: ignore[attr-defined]
 
     distributed = pytest.importorskip("distributed")
-    local = subprocess.run(
-        [*PISA_MM, "run", str(suite), "--engine", "smt", "--no-time", "-j", "1"],
-        capture_output=True,
-        text=True,
-    )
+    local = _cli("run", str(suite), "--engine", "smt", "--no-time", "-j", "1")
     with (
         distributed.LocalCluster(
             processes=True, n_workers=1, threads_per_worker=2, dashboard_address=None
@@ -435,12 +432,7 @@ def test_a_dask_worker_with_several_threads_runs_one_test_at_a_time(tmp_path: Pa
     ):
         client.run(probe)
         argv = ["run", str(suite), "--engine", "smt", "--no-time"]
-        done = subprocess.run(
-            [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = _cli(*argv, "--dask", cluster.scheduler_address)
         most = list(client.run(most_at_once).values())
     assert done.returncode == local.returncode == 0, done.stderr
     assert done.stdout == local.stdout
@@ -508,7 +500,7 @@ def test_a_dask_worker_sizes_the_default_memory_budget_for_itself(tmp_path: Path
         budgets = []
         for extra in ([], ["--max-memory", "200M"]):
             argv = ["run", str(suite), "--no-time", *extra, "--dask", cluster.scheduler_address]
-            done = subprocess.run([*PISA_MM, *argv], capture_output=True, text=True, timeout=120)
+            done = _cli(*argv, timeout=120)
             assert done.returncode == 0, done.stderr
             budgets.append(next(iter(client.run(seen).values())))
     assert budgets == [[512 << 20] * 2, [200 << 20] * 2]
@@ -519,12 +511,7 @@ def test_an_unreachable_dask_scheduler_fails_at_once(tmp_path: Path) -> None:
     # "At once": the refused connection is reported by the probe, before distributed's
     # client would retry until its connect timeout (which reports a timeout instead). The
     # subprocess timeout only keeps a regression from hanging the suite.
-    done = subprocess.run(
-        [*PISA_MM, "run", str(suite), "--dask", "tcp://127.0.0.1:9"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    done = _cli("run", str(suite), "--dask", "tcp://127.0.0.1:9", timeout=120)
     assert done.returncode == 2
     assert "cannot reach the Dask scheduler at tcp://127.0.0.1:9: Connection refused" in done.stderr
 
@@ -535,12 +522,7 @@ def test_a_server_that_is_not_a_dask_scheduler_fails_the_run(tmp_path: Path) -> 
     suite = _suite(tmp_path, 2)
     with socket.create_server(("127.0.0.1", 0)) as server:
         port = server.getsockname()[1]
-        done = subprocess.run(
-            [*PISA_MM, "run", str(suite), "--dask", f"tcp://127.0.0.1:{port}"],
-            capture_output=True,
-            text=True,
-            timeout=120,  # only keeps a regression from hanging the suite
-        )
+        done = _cli("run", str(suite), "--dask", f"tcp://127.0.0.1:{port}", timeout=120)
     assert done.returncode == 2, done.stderr
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}: no answer" in done.stderr
     assert "internal error" not in done.stderr
@@ -551,12 +533,7 @@ def test_a_dask_cluster_without_workers_fails_the_run(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(processes=True, n_workers=0, dashboard_address=None) as cluster:
         address = cluster.scheduler_address
-        done = subprocess.run(
-            [*PISA_MM, "run", str(suite), "--timeout", "1", "--dask", address],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = _cli("run", str(suite), "--timeout", "1", "--dask", address, timeout=120)
     assert done.returncode == 2, done.stderr
     assert f"the Dask scheduler at {address} has no workers" in done.stderr
     assert "Unknown" not in done.stdout  # never a timeout for a test that never started
@@ -624,12 +601,7 @@ def test_dask_tests_waiting_for_a_busy_worker_are_not_timeouts(tmp_path: Path) -
         while not any(busy.key in keys for keys in other.processing().values()):
             time.sleep(0.05)
         argv = ["run", str(suite), "--no-time", "--timeout", "1"]
-        done = subprocess.run(
-            [*PISA_MM, *argv, "--dask", cluster.scheduler_address],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        done = _cli(*argv, "--dask", cluster.scheduler_address, timeout=120)
         busy.result(timeout=60)  # finished, not cancelled by a restart of its worker
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.count("\nObservation ") == 3
@@ -653,23 +625,8 @@ def test_dask_enforces_the_timeout(tmp_path: Path) -> None:
     hard, easy = _hard(tmp_path), write(tmp_path, "MP.litmus", MP)
     with _local_cluster() as cluster:
         address = cluster.scheduler_address
-        done = subprocess.run(
-            [
-                *PISA_MM,
-                "run",
-                str(hard),
-                str(easy),
-                "--engine",
-                "smt",
-                "--timeout",
-                "2",
-                "--dask",
-                address,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
+        argv = ["run", str(hard), str(easy), "--engine", "smt", "--timeout", "2"]
+        done = _cli(*argv, "--dask", address, timeout=120)
     assert done.returncode == 4, done.stderr
     assert f"Test {hard}\nUnknown (timeout: over 2 s)\n" in done.stdout
     assert "Observation MP+rel+acq Never 0 3" in done.stdout
