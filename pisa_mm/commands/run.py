@@ -17,7 +17,7 @@ from pisa_mm.engines import (
     default_engine,
     get_engine,
 )
-from pisa_mm.errors import MAX_TEST_BYTES, PisaMMError, read_source
+from pisa_mm.errors import MAX_TEST_BYTES, PisaMMError, clip, read_source
 from pisa_mm.hints import TYPE_CHECKING, Any, TypeVar
 from pisa_mm.outcomes.expectations import DEFAULT_MODEL
 from pisa_mm.runner.console import Console
@@ -276,10 +276,8 @@ def litmus_files(top: str) -> list[str]:
         except OSError as exc:
             # not skipped (as pathlib does): the run would count its tests as none, and a
             # suite with an unreadable (or, past PATH_MAX, unnamable) part would pass
-            where = prefix or "."
-            shown = where if len(where) <= 80 else where[:37] + "..." + where[-40:]
-            why = exc.strerror or str(exc)
-            raise PisaMMError.at(None, f"cannot read the directory {shown}: {why}", "io") from None
+            where, why = clip(prefix or ".", 80), exc.strerror or str(exc)
+            raise PisaMMError.at(None, f"cannot read the directory {where}: {why}", "io") from None
         for entry in listed:
             try:
                 if entry.is_dir(follow_symlinks=False):

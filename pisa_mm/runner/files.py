@@ -12,7 +12,7 @@ import os
 import stat
 from collections.abc import Iterable
 
-from pisa_mm.errors import PisaMMError
+from pisa_mm.errors import PisaMMError, clip
 from pisa_mm.hints import TYPE_CHECKING
 
 # pathlib (with the `urllib.parse` and `ipaddress` it imports) only when a file is written:
@@ -186,11 +186,7 @@ def check_outputs(
             _check_output(out, inputs_resolved, written, seen)
         except (OSError, RuntimeError) as exc:  # a name too long, a loop of symlinks
             why = exc.strerror if isinstance(exc, OSError) and exc.strerror else "a loop of links"
-            raise PisaMMError.at(None, f"cannot write {_shown(out)}: {why}", "io") from None
-
-
-def _shown(path: str) -> str:
-    return path if len(path) <= 80 else path[:77] + "..."
+            raise PisaMMError.at(None, f"cannot write {clip(out, 80)}: {why}", "io") from None
 
 
 def _check_output(
